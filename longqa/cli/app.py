@@ -1,0 +1,54 @@
+"""The Typer app and the options every command shares."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+
+from longqa import config
+from longqa.store import open_db
+
+app = typer.Typer(
+    name="longqa",
+    help="Answer questions about long local documents with a small local model.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+inspect_app = typer.Typer(help="Look inside the store: documents, trees, nodes.", no_args_is_help=True)
+app.add_typer(inspect_app, name="inspect")
+
+DbOption = typer.Option(None, "-d", "--db", help="SQLite store (default: $LONGQA_DB or the data directory).")
+JsonOption = typer.Option(False, "--json", help="Print one JSON document on stdout and nothing else.")
+
+
+def db_from(path: Optional[Path]):
+    return open_db(config.db_path(path))
+
+
+def _no_color() -> bool:
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def console_out() -> Console:
+    return Console(no_color=_no_color(), highlight=False, soft_wrap=False)
+
+
+def console_err() -> Console:
+    return Console(stderr=True, no_color=_no_color(), highlight=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def interactive() -> bool:
+    """Progress bars and spinners only when stderr is a terminal."""
+    return sys.stderr.isatty()

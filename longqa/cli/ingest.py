@@ -1,0 +1,84 @@
+"""`longqa ingest PATH...`"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, interactive, print_json
+from longqa.errors import EXIT_OK, EXIT_PARTIAL
+from longqa.ingest import Ingestor, expand_inputs
+from longqa.structure.choose import MODES
+
+
+@app.command()
+def ingest(
+    paths: List[str] = typer.Argument(..., help="Files, directories, globs; '-' reads paths from stdin."),
+    force: bool = typer.Option(False, "--force", help="Re-ingest files even when unchanged."),
+    structure: str = typer.Option("auto", "--structure", help=f"Structure source: {'|'.join(MODES)}."),
+    db: Optional[Path] = DbOption,
+    as_json: bool = JsonOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+) -> int:
+    """Parse documents into trees and store them (unchanged files are skipped)."""
+    if structure not in MODES:
+        raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
+    if paths == ["-"]:
+        paths = [line.strip() for line in sys.stdin if line.strip()]
+    files, failed = expand_inputs(paths)
+    store = db_from(db)
+    ingestor = Ingestor(db=store, structure=structure, force=force)
+    err = console_err()
+    show_progress = interactive() and not quiet and not as_json
+    results = list(failed)
+    for result in failed:
+        if not as_json:
+            err.print(f"longqa: {result.path}: {result.error}", markup=False, highlight=False)
+    with _progress(show_progress, len(files)) as progress:
+        task = progress.add_task("ingest", total=len(files), rate="")
+        pages_done, started = 0, time.perf_counter()
+
+        def count_pages(pages: int) -> None:
+            nonlocal pages_done
+            pages_done += pages
+
+        ingestor.on_pages = count_pages
+        for path in files:
+            progress.update(task, description=_short(path))
+            result = ingestor.ingest(path)
+            results.append(result)
+            if result.status == "failed" and not as_json:
+                progress.console.print(f"longqa: {result.path}: {result.error}", markup=False, highlight=False)
+            elapsed = max(time.perf_counter() - started, 1e-6)
+            progress.update(task, advance=1, rate=f"{pages_done / elapsed:.0f} pages/s")
+    n_failed = sum(1 for r in results if r.status == "failed")
+    if as_json:
+        print_json({"documents": [r.as_dict() for r in results], "failed": n_failed})
+    elif not quiet:
+        counts = {s: sum(1 for r in results if r.status == s) for s in ("added", "updated", "skipped", "failed")}
+        err.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to ingest")
+    return EXIT_PARTIAL if n_failed else EXIT_OK
+
+
+def _short(path: Path) -> str:
+    name = path.name
+    return name if len(name) <= 40 else name[:37] + "..."
+
+
+def _progress(enabled: bool, total: int) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("files"),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        console=console_err(),
+        disable=not enabled,
+        transient=True,
+    )

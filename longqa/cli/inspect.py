@@ -1,0 +1,145 @@
+"""`longqa inspect docs|tree|node` and `longqa rm`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from longqa.cli.app import DbOption, JsonOption, app, console_err, console_out, db_from, inspect_app, print_json
+from longqa.store.documents import delete_document, list_documents, resolve
+from longqa.store.nodes import get_node, load_tree
+from longqa.structure.tree import Node
+
+
+def pages(node: Node | dict) -> str:
+    start, end = (node.page_start, node.page_end) if isinstance(node, Node) else (node["page_start"], node["page_end"])
+    return f"p. {start}" if start == end else f"pp. {start}–{end}"
+
+
+@inspect_app.command("docs")
+def inspect_docs(db: Optional[Path] = DbOption, as_json: bool = JsonOption) -> None:
+    """One row per document: id, title, path, pages, nodes, structure source."""
+    docs = list_documents(db_from(db))
+    keys = ("id", "title", "path", "pages", "nodes", "tokens", "structure", "added")
+    if as_json:
+        print_json([{k: d[k] for k in keys} for d in docs])
+        return
+    if not docs:
+        console_err().print("The store is empty: add documents with `longqa ingest PATH`.")
+        return
+    table = Table(box=None, header_style="bold")
+    for column in ("id", "title", "pages", "nodes", "tokens", "structure", "path"):
+        table.add_column(column, justify="right" if column in ("id", "pages", "nodes", "tokens") else "left")
+    for d in docs:
+        table.add_row(str(d["id"]), d["title"], str(d["pages"]), str(d["nodes"]), f"{d['tokens']:,}",
+                      d["structure"], d["path"])
+    console_out().print(table)
+
+
+def tree_json(node: Node, depth: int | None) -> dict:
+    data = {"id": node.id, "kind": node.kind, "title": node.title, "page_start": node.page_start,
+            "page_end": node.page_end, "tokens": node.tokens}
+    if node.is_leaf:
+        data["text"] = node.text
+    if depth is None or node.depth < depth:
+        data["children"] = [tree_json(child, depth) for child in node.children]
+    else:
+        data["children"] = []
+    return data
+
+
+def _label(node: Node, show_ids: bool) -> Text:
+    label = Text()
+    if node.kind == "paragraph":
+        preview = " ".join(node.text.split())
+        label.append("¶ ", style="dim")
+        label.append(preview[:70] + ("…" if len(preview) > 70 else ""), style="dim")
+    else:
+        label.append(node.title or "(untitled)", style="bold" if node.depth <= 1 else "")
+    label.append(f"  {pages(node)}", style="cyan")
+    label.append(f"  {node.tokens:,} tok", style="green")
+    paragraphs = sum(1 for c in node.children if c.is_leaf)
+    if paragraphs and node.kind != "paragraph":
+        label.append(f"  {paragraphs} ¶", style="dim")
+    if show_ids:
+        label.append(f"  #{node.id}", style="magenta")
+    return label
+
+
+@inspect_app.command("tree")
+def inspect_tree(
+    doc: str = typer.Argument(..., help="Document id, path, file name or title."),
+    depth: Optional[int] = typer.Option(None, "--depth", help="Show nodes down to this depth."),
+    paragraphs: bool = typer.Option(False, "--paragraphs", "-p", help="List paragraph leaves too."),
+    ids: bool = typer.Option(False, "--ids", help="Show node ids (for `inspect node`)."),
+    db: Optional[Path] = DbOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Show a document's tree: titles, page ranges, token counts."""
+    store = db_from(db)
+    record = resolve(store, doc)
+    root = load_tree(store, record["id"])
+    if as_json:
+        print_json(tree_json(root, depth))
+        return
+    header = Text(record["title"], style="bold")
+    header.append(f"  {pages(root)}  {root.tokens:,} tok  structure: {record['structure']}", style="dim")
+    if ids:
+        header.append(f"  #{root.id}", style="magenta")
+    view = Tree(header, guide_style="dim")
+
+    def add(branch: Tree, node: Node) -> None:
+        for child in node.children:
+            if child.is_leaf and not paragraphs:
+                continue
+            if depth is not None and child.depth > depth:
+                continue
+            add(branch.add(_label(child, ids)), child)
+
+    add(view, root)
+    console_out().print(view)
+
+
+@inspect_app.command("node")
+def inspect_node(node_id: int = typer.Argument(...), db: Optional[Path] = DbOption, as_json: bool = JsonOption) -> None:
+    """One node with its text, path of titles and page span."""
+    store = db_from(db)
+    node = get_node(store, node_id)
+    doc = store["documents"].get(node.doc_id)
+    data = {"id": node.id, "doc": doc["title"], "doc_id": node.doc_id, "path": node.path, "kind": node.kind,
+            "title": node.title, "page_start": node.page_start, "page_end": node.page_end,
+            "tokens": node.tokens, "parent_id": node.parent_id, "summary": node.summary, "text": node.text}
+    if as_json:
+        print_json(data)
+        return
+    out = console_out()
+    out.print(Text(f"{node.kind} #{node.id}  {pages(node)}  {node.tokens:,} tok", style="bold"))
+    out.print(Text(" > ".join(p for p in [node.path, node.title] if p), style="cyan"))
+    if node.summary:
+        out.print(Text(node.summary, style="italic"))
+    if node.text:
+        out.print()
+        out.print(node.text, markup=False, highlight=False)
+
+
+@app.command("rm")
+def rm(
+    docs: List[str] = typer.Argument(..., help="Document ids, paths, file names or titles."),
+    db: Optional[Path] = DbOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Remove documents and everything derived from them."""
+    store = db_from(db)
+    records = [resolve(store, ref) for ref in docs]  # all must exist before anything is removed
+    for record in records:
+        delete_document(store, record["id"])
+    if as_json:
+        print_json({"removed": [{"id": r["id"], "path": r["path"]} for r in records]})
+    else:
+        for record in records:
+            console_err().print(f"removed {record['title']} ({record['path']})", markup=False)

@@ -1,0 +1,52 @@
+"""Read a text file in whatever encoding decodes it; undecodable bytes become U+FFFD, not errors."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+from longqa.errors import InputError
+
+_BOMS = [
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+]
+
+
+def read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read file ({exc.strerror or exc})") from None
+    return decode_bytes(data, path)
+
+
+def decode_bytes(data: bytes, path: Path) -> str:
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    if _looks_binary(data):
+        raise InputError(path, "not a text document (binary data)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = data.decode("cp1252")
+        return text
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace")
+
+
+def _looks_binary(data: bytes) -> bool:
+    """NUL bytes or a high share of control characters in the first 8 KiB mean binary data."""
+    head = data[:8192]
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    controls = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 12, 13, 27))
+    return controls / len(head) > 0.1

@@ -1,0 +1,55 @@
+"""Markdown: ATX (`#`) and setext headings become heading blocks; fenced code stays one block."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from longqa.parse.blocks import Block, ParsedDocument
+from longqa.parse.decode import read_text
+from longqa.parse.text import paragraphs
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def markdown_blocks(text: str, page: int = 1) -> list[Block]:
+    blocks: list[Block] = []
+    buffer: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        blocks.extend(Block(text=p, page=page) for p in paragraphs("\n".join(buffer)))
+        buffer.clear()
+
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            buffer.append(line)
+            continue
+        if in_fence:
+            buffer.append(line if line.strip() else "\u200b")  # keep blank lines inside code
+            continue
+        atx = _ATX.match(line)
+        setext = _SETEXT.match(line)
+        if atx:
+            flush()
+            blocks.append(Block(text=atx.group(2).strip(), page=page, heading=len(atx.group(1))))
+        elif setext and buffer and buffer[-1].strip() and (len(buffer) == 1 or not buffer[-2].strip()):
+            title = buffer.pop().strip()
+            flush()
+            blocks.append(Block(text=title, page=page, heading=1 if setext.group(1)[0] == "=" else 2))
+        else:
+            buffer.append(line)
+    flush()
+    for block in blocks:
+        block.text = block.text.replace("\u200b", "")
+    return blocks
+
+
+def parse_markdown(path: Path) -> ParsedDocument:
+    text = read_text(path)
+    blocks = markdown_blocks(text)
+    title = next((b.text for b in blocks if b.heading == 1), path.stem)
+    return ParsedDocument(path=path, title=title, pages=1, blocks=blocks, format="markdown")

@@ -1,0 +1,137 @@
+"""Documents in the store: write a whole tree atomically, find, list and remove documents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import sqlite_utils
+
+from longqa.errors import NotFoundError
+from longqa.store.db import now, transaction
+from longqa.structure.tree import Node, walk
+
+_NODE_COLUMNS = (
+    "id, doc_id, parent_id, kind, title, text, summary, path, ord, depth, "
+    "page_start, page_end, char_start, char_end, tokens"
+)
+
+
+@dataclass
+class DocumentRecord:
+    path: str
+    sha256: str
+    title: str
+    format: str
+    pages: int
+    structure: str
+    bytes: int
+
+
+def find_by_path(db: sqlite_utils.Database, path: str) -> dict | None:
+    rows = list(db.query("SELECT * FROM documents WHERE path = ?", [path]))
+    return rows[0] if rows else None
+
+
+def resolve(db: sqlite_utils.Database, ref: str | int) -> dict:
+    """A document by id, stored path, file path (resolved), file name or exact title."""
+    ref = str(ref)
+    queries = []
+    if ref.isdigit():
+        queries.append(("id = ?", ref))
+    queries += [("path = ?", ref), ("path = ?", str(Path(ref).expanduser().resolve()))]
+    queries += [("path LIKE ?", "%/" + Path(ref).name), ("title = ?", ref)]
+    for where, value in queries:
+        rows = list(db.query(f"SELECT * FROM documents WHERE {where}", [value]))
+        if len(rows) == 1:
+            return rows[0]
+    raise NotFoundError(f"{ref}: no such document in the store (see `longqa inspect docs`)")
+
+
+def list_documents(db: sqlite_utils.Database) -> list[dict]:
+    return list(db.query("SELECT * FROM documents ORDER BY id"))
+
+
+def save_document(
+    db: sqlite_utils.Database,
+    record: DocumentRecord,
+    root: Node,
+    vectors: np.ndarray | None = None,
+    embed_model: str = "",
+) -> int:
+    """Store a document and its whole tree in one transaction; replaces any earlier version.
+
+    `vectors`, when given, holds one row per leaf in document order and is stored with the
+    embedder's identity `embed_model`. Returns the document id (kept when a path is re-ingested).
+    """
+    nodes = list(walk(root))
+    with transaction(db) as conn:
+        existing = conn.execute("SELECT id FROM documents WHERE path = ?", (record.path,)).fetchone()
+        fields = (
+            record.sha256, record.title, record.format, record.pages, root.tokens,
+            len(nodes), record.structure, record.bytes, now(),
+        )
+        if existing:
+            doc_id = existing[0]
+            _delete_nodes(conn, doc_id)
+            conn.execute(
+                "UPDATE documents SET sha256=?, title=?, format=?, pages=?, tokens=?, nodes=?, "
+                "structure=?, bytes=?, added=? WHERE id=?",
+                (*fields, doc_id),
+            )
+        else:
+            doc_id = conn.execute(
+                "INSERT INTO documents (sha256, title, format, pages, tokens, nodes, structure, "
+                "bytes, added, path) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (*fields, record.path),
+            ).lastrowid
+        _insert_nodes(conn, doc_id, root)
+        if vectors is not None:
+            leaf_ids = [n.id for n in nodes if n.is_leaf]
+            if len(leaf_ids) != len(vectors):
+                raise ValueError(f"{len(vectors)} vectors for {len(leaf_ids)} leaves")
+            conn.executemany(
+                "INSERT INTO embeddings (node_id, model, dim, vector) VALUES (?,?,?,?)",
+                [
+                    (node_id, embed_model, vector.shape[0], np.asarray(vector, np.float32).tobytes())
+                    for node_id, vector in zip(leaf_ids, vectors)
+                ],
+            )
+    return doc_id
+
+
+def _insert_nodes(conn, doc_id: int, root: Node) -> None:
+    """Assign ids in pre-order (parents before children) and insert all nodes in one batch."""
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'nodes'").fetchone()
+    next_id = (row[0] if row else 0) + 1
+    rows = []
+
+    def visit(node: Node, parent_id: int | None) -> None:
+        nonlocal next_id
+        node.id, node.parent_id, node.doc_id = next_id, parent_id, doc_id
+        next_id += 1
+        rows.append(
+            (node.id, doc_id, parent_id, node.kind, node.title, node.text, node.summary, node.path,
+             node.ord, node.depth, node.page_start, node.page_end, node.char_start, node.char_end,
+             node.tokens)
+        )
+        for child in node.children:
+            visit(child, node.id)
+
+    visit(root, None)
+    conn.executemany(f"INSERT INTO nodes ({_NODE_COLUMNS}) VALUES ({','.join('?' * 15)})", rows)
+
+
+def _delete_nodes(conn, doc_id: int) -> None:
+    conn.execute("DELETE FROM embeddings WHERE node_id IN (SELECT id FROM nodes WHERE doc_id = ?)", (doc_id,))
+    # Children reference their parents; check foreign keys at commit so row order does not matter.
+    conn.execute("PRAGMA defer_foreign_keys = ON")
+    conn.execute("DELETE FROM nodes WHERE doc_id = ?", (doc_id,))
+
+
+def delete_document(db: sqlite_utils.Database, doc_id: int) -> None:
+    """Remove a document and everything derived from it, atomically."""
+    with transaction(db) as conn:
+        _delete_nodes(conn, doc_id)
+        conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))

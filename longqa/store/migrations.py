@@ -1,0 +1,67 @@
+"""Numbered schema migrations. Append new ones; never edit one that has shipped."""
+
+M001_INITIAL = """
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL UNIQUE,
+            sha256 TEXT NOT NULL,
+            title TEXT NOT NULL,
+            format TEXT NOT NULL,
+            pages INTEGER NOT NULL,
+            tokens INTEGER NOT NULL,
+            nodes INTEGER NOT NULL,
+            structure TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            added TEXT NOT NULL
+        );
+        CREATE TABLE nodes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            doc_id INTEGER NOT NULL REFERENCES documents(id),
+            parent_id INTEGER REFERENCES nodes(id),
+            kind TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL DEFAULT '',
+            summary TEXT NOT NULL DEFAULT '',
+            path TEXT NOT NULL DEFAULT '',
+            ord INTEGER NOT NULL,
+            depth INTEGER NOT NULL,
+            page_start INTEGER NOT NULL,
+            page_end INTEGER NOT NULL,
+            char_start INTEGER NOT NULL,
+            char_end INTEGER NOT NULL,
+            tokens INTEGER NOT NULL
+        );
+        CREATE INDEX nodes_doc_ord ON nodes(doc_id, ord);
+        CREATE INDEX nodes_parent ON nodes(parent_id);
+        CREATE VIRTUAL TABLE nodes_fts USING fts5(
+            title, path, text, content='nodes', content_rowid='id', tokenize='porter unicode61'
+        );
+        CREATE TRIGGER nodes_ai AFTER INSERT ON nodes BEGIN
+            INSERT INTO nodes_fts(rowid, title, path, text) VALUES (new.id, new.title, new.path, new.text);
+        END;
+        CREATE TRIGGER nodes_ad AFTER DELETE ON nodes BEGIN
+            INSERT INTO nodes_fts(nodes_fts, rowid, title, path, text)
+            VALUES ('delete', old.id, old.title, old.path, old.text);
+        END;
+        CREATE TRIGGER nodes_au AFTER UPDATE ON nodes BEGIN
+            INSERT INTO nodes_fts(nodes_fts, rowid, title, path, text)
+            VALUES ('delete', old.id, old.title, old.path, old.text);
+            INSERT INTO nodes_fts(rowid, title, path, text) VALUES (new.id, new.title, new.path, new.text);
+        END;
+        CREATE TABLE embeddings (
+            node_id INTEGER PRIMARY KEY REFERENCES nodes(id),
+            model TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL
+        );
+        CREATE INDEX embeddings_model ON embeddings(model);
+        CREATE TABLE llm_cache (
+            key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            value TEXT NOT NULL,
+            created TEXT NOT NULL
+        );
+"""
+
+# (name, SQL script). Each runs in one transaction together with its record in _migrations.
+MIGRATIONS = [("m001_initial", M001_INITIAL)]

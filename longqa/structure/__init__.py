@@ -1,0 +1,1 @@
+"""Document structure: turn parsed blocks into a tree of sections and paragraphs."""

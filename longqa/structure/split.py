@@ -1,0 +1,113 @@
+"""Paragraph leaves of a sane size: long blocks split at sentence ends, tiny fragments merged.
+
+Works on character spans of the body text so that every leaf's text is an exact slice of it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from longqa import tokens
+
+DEFAULT_MAX_TOKENS = 300
+MIN_TOKENS = 40  # fragments below this join their neighbour (table rows, lone lines)
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9•\-–])|\n")
+
+
+@dataclass
+class Span:
+    start: int
+    end: int
+    page: int
+    page_end: int
+    tokens: int
+    table: bool = False
+
+
+def sentence_spans(text: str, start: int) -> list[tuple[int, int]]:
+    """Sentence (or line) boundaries inside `text`, as absolute spans beginning at `start`."""
+    spans, cursor = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        if match.start() > cursor:
+            spans.append((start + cursor, start + match.start()))
+        cursor = match.end()
+    if cursor < len(text):
+        spans.append((start + cursor, start + len(text)))
+    return [(a, b) for a, b in spans if b > a]
+
+
+def _word_windows(body: str, start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
+    """Last resort for a single over-long sentence: cut between words every ~max_tokens tokens."""
+    pieces, piece_start = [], start
+    words = list(re.finditer(r"\S+", body[start:end]))
+    count = 0
+    for word in words:
+        count += tokens.count(word.group()) if len(word.group()) > 8 else 1
+        if count >= max_tokens:
+            cut = start + word.end()
+            pieces.append((piece_start, cut))
+            piece_start, count = cut, 0
+    if piece_start < end:
+        pieces.append((piece_start, end))
+    return [(a, b) for a, b in pieces if body[a:b].strip()]
+
+
+def split_long(body: str, span: Span, max_tokens: int) -> list[Span]:
+    """Split one over-long span at sentence ends into pieces of at most `max_tokens` tokens."""
+    if span.tokens <= max_tokens:
+        return [span]
+    units: list[tuple[int, int]] = []
+    for a, b in sentence_spans(body[span.start : span.end], span.start):
+        if tokens.count(body[a:b]) > max_tokens:
+            units.extend(_word_windows(body, a, b, max_tokens))
+        else:
+            units.append((a, b))
+    pieces: list[Span] = []
+    current: list[tuple[int, int]] = []
+    for unit in units:
+        candidate = (current[0][0], unit[1]) if current else unit
+        if current and tokens.count(body[candidate[0] : candidate[1]]) > max_tokens:
+            pieces.append(_span(body, current[0][0], current[-1][1], span))
+            current = [unit]
+        else:
+            current.append(unit)
+    if current:
+        pieces.append(_span(body, current[0][0], current[-1][1], span))
+    return pieces
+
+
+def _span(body: str, start: int, end: int, parent: Span) -> Span:
+    return Span(start, end, parent.page, parent.page_end, tokens.count(body[start:end]), parent.table)
+
+
+def pack(body: str, spans: list[Span], max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Span]:
+    """Merge consecutive small spans until each reaches MIN_TOKENS, never exceeding max_tokens."""
+    pieces = [piece for span in spans for piece in split_long(body, span, max_tokens)]
+    merged: list[Span] = []
+    for piece in pieces:
+        last = merged[-1] if merged else None
+        if last and last.tokens < MIN_TOKENS and _joined_tokens(body, last, piece) <= max_tokens:
+            merged[-1] = _join(body, last, piece)
+        else:
+            merged.append(piece)
+    if len(merged) > 1 and merged[-1].tokens < MIN_TOKENS:
+        if _joined_tokens(body, merged[-2], merged[-1]) <= max_tokens:
+            merged[-2:] = [_join(body, merged[-2], merged[-1])]
+    return merged
+
+
+def _joined_tokens(body: str, a: Span, b: Span) -> int:
+    return tokens.count(body[a.start : b.end])
+
+
+def _join(body: str, a: Span, b: Span) -> Span:
+    return Span(
+        a.start,
+        b.end,
+        min(a.page, b.page),
+        max(a.page_end, b.page_end),
+        tokens.count(body[a.start : b.end]),
+        a.table and b.table,
+    )
