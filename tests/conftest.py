@@ -1,0 +1,44 @@
+"""Shared fixtures: a fresh store per test, and the optional evaluation data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from longqa.store import open_db
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def evaldata_dir() -> Path:
+    return Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
+
+
+@pytest.fixture
+def evaldata() -> Path:
+    """../shared/evaldata, or a skip: a user's clone does not have it."""
+    path = evaldata_dir()
+    if not (path / "docs").is_dir():
+        pytest.skip(f"evaluation data not present at {path}")
+    return path
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "store.db"
+
+
+@pytest.fixture
+def db(db_path: Path):
+    return open_db(db_path)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    """Keep tests away from the user's store; share one models dir so conversions happen once."""
+    home = tmp_path_factory.getbasetemp() / "longqa-home"
+    monkeypatch.setenv("LONGQA_HOME", str(home))
+    monkeypatch.delenv("LONGQA_DB", raising=False)
+    monkeypatch.delenv("LONGQA_LLM_URL", raising=False)
