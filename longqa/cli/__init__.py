@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
-import click
 import typer
 
-from longqa.errors import EXIT_ERROR, EXIT_USAGE, LongqaError
-from longqa.cli.app import app, console_err
+from longqa.errors import EXIT_ERROR, LongqaError
+from longqa.cli.app import app
 
 # Importing a command module registers its commands on `app`.
 from longqa.cli import ingest as _ingest  # noqa: F401,E402
@@ -17,17 +16,12 @@ from longqa.cli import inspect as _inspect  # noqa: F401,E402
 
 
 def main() -> None:
-    """Entry point: run the app, turning every failure into one line on stderr and an exit code."""
+    """Entry point: run the app, turning every failure into one line on stderr and an exit code.
+
+    Typer (click) handles usage errors itself (exit 2); commands end with `typer.Exit(code)`.
+    """
     try:
-        result = app(standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        console_err().print("longqa: aborted")
-        sys.exit(130)
-    except click.UsageError as exc:
-        exc.show()
-        sys.exit(EXIT_USAGE)
+        app()
     except KeyboardInterrupt:
         print("longqa: interrupted", file=sys.stderr)
         sys.exit(130)
@@ -39,7 +33,6 @@ def main() -> None:
             raise
         print(f"longqa: internal error: {type(exc).__name__}: {exc} (set LONGQA_DEBUG=1 for details)", file=sys.stderr)
         sys.exit(EXIT_ERROR)
-    sys.exit(result if isinstance(result, int) else 0)
 
 
 __all__ = ["app", "main", "typer"]

@@ -42,7 +42,7 @@ def console_out() -> Console:
 
 
 def console_err() -> Console:
-    return Console(stderr=True, no_color=_no_color(), highlight=False)
+    return Console(stderr=True, no_color=_no_color(), highlight=False, soft_wrap=True)
 
 
 def print_json(data: Any) -> None:

@@ -24,7 +24,7 @@ def ingest(
     db: Optional[Path] = DbOption,
     as_json: bool = JsonOption,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
-) -> int:
+) -> None:
     """Parse documents into trees and store them (unchanged files are skipped)."""
     if structure not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
@@ -62,7 +62,7 @@ def ingest(
     elif not quiet:
         counts = {s: sum(1 for r in results if r.status == s) for s in ("added", "updated", "skipped", "failed")}
         err.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to ingest")
-    return EXIT_PARTIAL if n_failed else EXIT_OK
+    raise typer.Exit(EXIT_PARTIAL if n_failed else EXIT_OK)
 
 
 def _short(path: Path) -> str:

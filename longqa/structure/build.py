@@ -24,7 +24,8 @@ def build_tree(
 ) -> Node:
     """document → sections (one per heading, nested by level) → paragraph leaves.
 
-    Blocks before the first heading become paragraphs directly under the document.
+    Blocks before the first heading become paragraphs directly under the document. A heading at
+    level 0 marks the document's title line, which is left out of the sections and leaves.
     """
     body, starts = body_text(doc)
     by_index = {heading.index: heading for heading in headings}
@@ -59,6 +60,8 @@ def build_tree(
             if block.text.strip():
                 count = tokens.count(block.text)
                 pending.append(Span(start, end, block.page, block.last_page, count, block.table))
+            continue
+        if heading.level == 0:  # the document's own title line: not a section, not body text
             continue
         flush()
         while stack and stack[-1][0] >= heading.level:
@@ -99,6 +102,4 @@ def finish(root: Node) -> Node:
             node.tokens = tokens.count(node.title)
 
     visit(root, 0, [])
-    if root.kind == "document" and root.children:
-        root.page_start = 1
     return root

@@ -18,7 +18,8 @@ MAX_HEADING_CHARS = 90
 
 
 def markdown_headings(doc: ParsedDocument) -> list[Heading]:
-    """`#` headings. A lone top-level heading is the document's title, not a section."""
+    """`#` headings. A lone top-level heading first in the file is the document's title (level 0):
+    it names the document node instead of opening a section."""
     headings = [
         Heading(index, block.heading, block.text)
         for index, block in enumerate(doc.blocks)
@@ -26,7 +27,7 @@ def markdown_headings(doc: ParsedDocument) -> list[Heading]:
     ]
     top = [h for h in headings if h.level == min((h.level for h in headings), default=1)]
     if len(top) == 1 and top[0] is headings[0] and len(headings) > 1:
-        headings = headings[1:]
+        headings[0] = Heading(headings[0].index, 0, headings[0].title)
     return headings
 
 

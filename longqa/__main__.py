@@ -1,0 +1,3 @@
+from longqa.cli import main
+
+main()

@@ -1,0 +1,24 @@
+"""Run the real `longqa` command in a subprocess, as a user's shell would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run(*args, db: Path | None = None, stdin: str | None = None, env: dict | None = None, timeout=600):
+    argv = [sys.executable, "-m", "longqa", *map(str, args)]
+    if db is not None:
+        argv += ["-d", str(db)]
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("LONGQA_DEBUG", None)
+    return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+def run_json(*args, db: Path | None = None, **kwargs):
+    result = run(*args, "--json", db=db, **kwargs)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result, json.loads(result.stdout) if result.stdout.strip() else None
