@@ -28,7 +28,7 @@ def decode_bytes(data: bytes, path: Path) -> str:
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return data.decode(encoding, errors="replace")
-    if _looks_binary(data):
+    if looks_binary(data):
         raise InputError(path, "not a text document (binary data)")
     try:
         return data.decode("utf-8")
@@ -41,7 +41,7 @@ def decode_bytes(data: bytes, path: Path) -> str:
         return data.decode("utf-8", errors="replace")
 
 
-def _looks_binary(data: bytes) -> bool:
+def looks_binary(data: bytes) -> bool:
     """NUL bytes or a high share of control characters in the first 8 KiB mean binary data."""
     head = data[:8192]
     if not head:

@@ -1,0 +1,154 @@
+"""PDF → ParsedDocument with PyMuPDF, one page at a time.
+
+Only one page's text dict is alive at any moment; what is kept per page is the finished blocks.
+Running headers, footers and page numbers are dropped (see furniture.py), paragraphs broken by a
+page turn are rejoined, and the PDF's own bookmarks are kept for the outline structure source.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pymupdf
+
+from longqa.errors import InputError
+from longqa.parse.blocks import Block, OutlineEntry, ParsedDocument
+from longqa.parse.decode import looks_binary
+from longqa.parse.furniture import Furniture, Mark
+from longqa.parse.pdf_page import join_lines, page_blocks
+
+# MuPDF reports recoverable damage on stderr; our own errors say what matters, once.
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+# Text only: no image blocks; ligatures expanded so that "ﬁnance" is searchable as "finance".
+TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
+
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
+# Metadata titles that name a file, a filing number or a tool rather than the document.
+_BAD_TITLE = re.compile(
+    r"^(?:untitled|microsoft word\b|document\d*$|\d[\d\-]{6,}$)|[\\/]|\.(?:docx?|pdf|indd|xlsx?)\b",
+    re.IGNORECASE,
+)
+
+
+def parse_pdf(path: Path) -> ParsedDocument:
+    path = Path(path)
+    doc = open_pdf(path)
+    try:
+        furniture = Furniture()
+        kept: list[tuple[Block, Mark]] = []
+        for number in range(doc.page_count):
+            try:
+                page = doc.load_page(number)
+                items = page_blocks(page.get_text("dict", flags=TEXT_FLAGS), number + 1)
+                height = page.rect.height
+            except Exception as exc:  # MuPDF raises plain RuntimeErrors for broken content streams
+                detail = (str(exc).splitlines() or [type(exc).__name__])[0]
+                raise InputError(path, f"damaged PDF (page {number + 1} cannot be read: {detail})") from None
+            marks = furniture.observe(items, height)
+            kept.extend((item.block, mark) for item, mark in zip(items, marks))
+        blocks = rejoin_pages([block for block, mark in kept if not furniture.is_furniture(mark)])
+        if not any(block.text.strip() for block in blocks):
+            raise InputError(path, _why_no_text(doc))
+        outline = read_outline(doc)
+        title = choose_title(doc.metadata or {}, blocks, path)
+        return ParsedDocument(path=path, title=title, pages=doc.page_count, blocks=blocks,
+                              outline=outline, format="pdf")
+    finally:
+        doc.close()
+        pymupdf.TOOLS.reset_mupdf_warnings()
+
+
+def open_pdf(path: Path) -> pymupdf.Document:
+    """Open and unlock a PDF, or raise InputError saying why it cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1024)
+            handle.seek(max(0, path.stat().st_size - 2048))
+            tail = handle.read()
+    except OSError as exc:
+        raise InputError(path, f"cannot read file ({exc.strerror or exc})") from None
+    if not head:
+        raise InputError(path, "not a valid PDF (the file is empty)")
+    if b"%PDF-" not in head:
+        kind = "binary data" if looks_binary(head) else "plain text"
+        raise InputError(path, f"not a valid PDF (no PDF header; the content looks like {kind})")
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception:
+        raise InputError(path, "damaged PDF (truncated or corrupt; it cannot be opened or repaired)") from None
+    if doc.is_repaired and b"%%EOF" not in tail:
+        # MuPDF rebuilds what it can of a cut-off file; a partial document is worse than an error.
+        doc.close()
+        raise InputError(path, "damaged PDF (truncated: the file ends before its end-of-file marker)")
+    if doc.needs_pass and not doc.authenticate(""):
+        doc.close()
+        raise InputError(path, "encrypted PDF (password required)")
+    if doc.page_count == 0:
+        doc.close()
+        raise InputError(path, "PDF has no pages")
+    return doc
+
+
+def _why_no_text(doc: pymupdf.Document) -> str:
+    for number in range(min(doc.page_count, 20)):
+        page = doc.load_page(number)
+        if page.get_images() or page.get_drawings():
+            return "no text layer (scanned or image-only PDF; OCR is not supported)"
+    return f"no text found (all {doc.page_count} pages are blank)"
+
+
+def rejoin_pages(blocks: list[Block]) -> list[Block]:
+    """Join a paragraph that a page turn cut in two: same style, no sentence end, lower-case start."""
+    out: list[Block] = []
+    for block in blocks:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and block.page == prev.last_page + 1
+            and not (prev.table or block.table)
+            and (prev.size, prev.bold) == (block.size, block.bold)
+            and not _SENTENCE_END.search(prev.text)
+            and block.text[:1].islower()
+        ):
+            prev.text = join_lines([prev.text, block.text])
+            prev.page_end = block.page
+        else:
+            out.append(block)
+    return out
+
+
+def read_outline(doc: pymupdf.Document) -> list[OutlineEntry]:
+    """The bookmarks that point at a page of this document, titles with whitespace normalised."""
+    try:
+        toc = doc.get_toc(simple=True)
+    except Exception:  # a broken outline is no reason to lose the document
+        return []
+    entries = []
+    for level, title, page in toc:
+        title = " ".join(str(title).split())
+        if title and 1 <= page <= doc.page_count:
+            entries.append(OutlineEntry(level=int(level), title=title, page=int(page)))
+    return entries
+
+
+def choose_title(metadata: dict, blocks: list[Block], path: Path) -> str:
+    """Metadata title when it looks like one, else the largest text on page 1, else the file name."""
+    meta = " ".join((metadata.get("title") or "").split())
+    if len(re.findall(r"[A-Za-z]", meta)) >= 3 and not _BAD_TITLE.search(meta):
+        return meta
+    first_page = [b for b in blocks if b.page == 1 and b.size > 0 and not b.table]
+    sizes = Counter()
+    for block in first_page:
+        sizes[block.size] += len(block.text)
+    short = [b for b in first_page if len(b.text) <= 200]
+    if short and max(b.size for b in short) > sizes.most_common(1)[0][0]:  # larger than page 1's body text
+        largest = max(b.size for b in short)
+        parts = [b.text for b in short if b.size == largest][:3]
+        title = re.sub(r"\s+([.,])(?=\s|$)", r"\1", " ".join(" ".join(parts).split()))  # "Inc ." → "Inc."
+        if len(re.findall(r"[A-Za-z]", title)) >= 3 and len(title) <= 200:
+            return title
+    return path.stem

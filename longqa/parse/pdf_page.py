@@ -1,0 +1,196 @@
+"""One PDF page's text dict (PyMuPDF `get_text("dict")`) → paragraph blocks with their dominant font.
+
+A PyMuPDF block is split where the line style (size, bold) changes, so that a heading printed in
+the same block as its body text becomes a block of its own. Lines that sit side by side on one
+baseline are table cells: such rows are kept one per line with cells separated by " | ".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from longqa.parse.blocks import Block
+
+# A numbering label or bullet printed as its own cell left of the text it belongs to.
+_LABEL_CELL = re.compile(
+    r"^(?:[•●▪◦‣∙·\-–—*]|\(?[0-9]{1,2}[.)]?|\(?[a-zA-Z][.)]|\d{1,2}(?:\.\d{1,2})+\.?|"
+    r"(?:part|item|chapter|section|article|note)\s+[0-9IVXLC]{1,4}[A-Z]?\.?)$",
+    re.IGNORECASE,
+)
+_CURRENCY = {"$", "€", "£", "¥", "(", "$("}
+_HYPHEN_END = re.compile(r"[A-Za-z]-$")
+
+
+@dataclass
+class Line:
+    text: str
+    size: float  # dominant span size, by characters
+    bold: bool
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    horizontal: bool
+
+    @property
+    def style(self) -> tuple[float, bool]:
+        return round(self.size * 2) / 2, self.bold
+
+
+@dataclass
+class PageBlock:
+    """A block before furniture filtering: the Block plus where it sat on the page."""
+
+    block: Block
+    y0: float
+    y1: float
+    last_width: float = 0.0  # width of the block's final line: a full line means the paragraph goes on
+
+
+def is_bold(span: dict) -> bool:
+    return bool(span["flags"] & 16) or "bold" in span["font"].lower()
+
+
+def make_line(raw: dict) -> Line | None:
+    weights: dict[tuple[float, bool], int] = {}
+    parts = []
+    for span in raw["spans"]:
+        text = span["text"]
+        parts.append(text)
+        n = len(text.strip())
+        if n:
+            key = (span["size"], is_bold(span))
+            weights[key] = weights.get(key, 0) + n
+    text = " ".join("".join(parts).split())
+    if not text:
+        return None
+    size, bold = max(weights, key=weights.__getitem__)
+    dx, dy = raw["dir"]
+    x0, y0, x1, y1 = raw["bbox"]
+    return Line(text, size, bold, x0, x1, y0, y1, abs(dy) < 0.05 and dx > 0)
+
+
+def visual_rows(lines: list[Line]) -> list[list[Line]]:
+    """Group lines whose vertical extents overlap by more than half into rows, cells left to right."""
+    rows: list[list[Line]] = []
+    for line in lines:
+        row = rows[-1] if rows else None
+        if row and line.horizontal and row[0].horizontal:
+            top, bottom = max(line.y0, row[0].y0), min(line.y1, row[0].y1)
+            height = min(line.y1 - line.y0, row[0].y1 - row[0].y0) or 1.0
+            if bottom - top > 0.5 * height:
+                row.append(line)
+                continue
+        rows.append([line])
+    return [sorted(row, key=lambda cell: cell.x0) for row in rows]
+
+
+def merge_cells(row: list[Line]) -> list[Line]:
+    """Re-attach bullets and numbering labels (first cell only), currency signs and trailing "%"."""
+    cells: list[Line] = []
+    for cell in row:
+        prev = cells[-1] if cells else None
+        if prev and prev.text in _CURRENCY:
+            cells[-1] = _joined(prev, cell, "")
+        elif prev and len(cells) == 1 and _LABEL_CELL.match(prev.text) and _has_letters(cell.text):
+            cells[-1] = _joined(prev, cell, " ")
+        elif prev and cell.text in ("%", ")", "%)"):
+            cells[-1] = _joined(prev, cell, "")
+        else:
+            cells.append(cell)
+    return cells
+
+
+def _has_letters(text: str) -> bool:
+    return any(ch.isalpha() for ch in text)
+
+
+def _joined(left: Line, right: Line, joiner: str) -> Line:
+    main = right if len(right.text) >= len(left.text) else left
+    return Line(left.text + joiner + right.text, main.size, main.bold, left.x0, max(left.x1, right.x1),
+                min(left.y0, right.y0), max(left.y1, right.y1), left.horizontal and right.horizontal)
+
+
+def join_lines(texts: list[str]) -> str:
+    """Wrapped lines of one paragraph → one string; a word hyphenated at a line end is rejoined."""
+    out = ""
+    for text in texts:
+        if out and _HYPHEN_END.search(out) and text[:1].islower():
+            out = out[:-1] + text
+        else:
+            out = f"{out} {text}" if out else text
+    return out
+
+
+def _segment_block(rows: list[list[Line]], page: int) -> PageBlock:
+    lines = [cell for row in rows for cell in row]
+    weights: dict[tuple[float, bool], int] = {}
+    for line in lines:
+        weights[line.style] = weights.get(line.style, 0) + len(line.text)
+    size, bold = max(weights, key=weights.__getitem__)
+    table = any(len(row) > 1 for row in rows)
+    if table:
+        text = "\n".join(" | ".join(cell.text for cell in row) for row in rows)
+    else:
+        text = join_lines([row[0].text for row in rows])
+    if not any(line.horizontal for line in lines):
+        size = 0.0  # rotated or vertical text (margin stamps) is never a heading or the title
+    block = Block(text=text, page=page, size=size, bold=bold, table=table)
+    last = rows[-1]
+    return PageBlock(block, min(l.y0 for l in lines), max(l.y1 for l in lines), last[-1].x1 - last[0].x0)
+
+
+def page_blocks(page_dict: dict, page: int) -> list[PageBlock]:
+    """All text blocks of one page in reading order, split at style and table/text changes."""
+    out: list[PageBlock] = []
+    left, right = float("inf"), 0.0
+    for raw in page_dict["blocks"]:
+        if raw.get("type", 0) != 0:
+            continue
+        lines = [line for line in map(make_line, raw["lines"]) if line is not None]
+        for line in lines:
+            left, right = min(left, line.x0), max(right, line.x1)
+        rows = [merge_cells(row) for row in visual_rows(lines)]
+        segment: list[list[Line]] = []
+        for row in rows:
+            if segment and _breaks(segment[-1], row):
+                out.append(_segment_block(segment, page))
+                segment = []
+            segment.append(row)
+        if segment:
+            out.append(_segment_block(segment, page))
+    return merge_wrapped(out, right - left)
+
+
+_BULLET_START = re.compile(r"^(?:[•●▪◦‣∙·*]|\(?[0-9a-z]{1,2}\))\s")
+
+
+def merge_wrapped(items: list[PageBlock], text_width: float) -> list[PageBlock]:
+    """Rejoin a paragraph that the PDF wrote one line per block: same style, a line's gap apart,
+    and the earlier line running at least half the text width (a short line ends its paragraph)."""
+    out: list[PageBlock] = []
+    for item in items:
+        prev = out[-1] if out else None
+        if prev is not None and _continues(prev, item, text_width):
+            prev.block.text = join_lines([prev.block.text, item.block.text])
+            prev.y1, prev.last_width = item.y1, item.last_width
+        else:
+            out.append(item)
+    return out
+
+
+def _continues(prev: PageBlock, item: PageBlock, text_width: float) -> bool:
+    a, b = prev.block, item.block
+    if a.table or b.table or a.size <= 0 or (a.size, a.bold) != (b.size, b.bold):
+        return False
+    gap = item.y0 - prev.y1
+    full = prev.last_width >= 0.5 * text_width
+    return full and -2.0 <= gap < 0.8 * a.size and not _BULLET_START.match(b.text)
+
+
+def _breaks(previous: list[Line], row: list[Line]) -> bool:
+    """Start a new block when a row changes style or switches between table and running text."""
+    if (len(previous) > 1) != (len(row) > 1):
+        return True
+    return len(row) == 1 and previous[0].style != row[0].style

@@ -1,0 +1,163 @@
+"""PDF trees: layout headings, bookmarks checked against the text, filings' items, and the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from longqa.parse.pdf import parse_pdf
+from longqa.structure.choose import structure_document
+from longqa.structure.outline import outline_headings
+from longqa.structure.tree import leaves, sections, walk
+from tests.cli import run, run_json
+from tests.pdfgen import BODY, H, P, Row, make_pdf, sentence
+
+HEADER = "Widget Institute - Internal Report"
+
+
+def report_pages() -> list[list]:
+    return [
+        [H("Widget Safety Report", 20), P(sentence("opening")), H("1 Introduction"), P(sentence("introduction", 4))],
+        [H("2 Methods"), P(sentence("methods")), H("2.1 Sampling", 11), P(sentence("sampling", 5))],
+        [H("2.2 Measurement", 11), P(sentence("measurement", 4)), P(sentence("calibration", 2))],
+        [H("3 Results"), P(sentence("results", 6))],
+        [],  # a page without any text
+        [P(sentence("late results", 3)), H("4 Conclusion"), P(sentence("conclusion", 2))],
+    ]
+
+
+def report(tmp_path: Path, **kwargs) -> Path:
+    return make_pdf(tmp_path / "report.pdf", report_pages(), header=HEADER, footer="Page {n} of {total}", **kwargs)
+
+
+def outline_of(root) -> list[tuple[int, str, int, int]]:
+    return [(n.depth, n.title, n.page_start, n.page_end) for n in sections(root)]
+
+
+def test_layout_headings_make_the_tree(tmp_path):
+    doc = parse_pdf(report(tmp_path))
+    root, source = structure_document(doc, "auto")
+    assert source == "layout"
+    assert root.title == "Widget Safety Report" and (root.page_start, root.page_end) == (1, 6)
+    assert outline_of(root) == [
+        (1, "1 Introduction", 1, 1),
+        (1, "2 Methods", 2, 3),
+        (2, "2.1 Sampling", 2, 2),
+        (2, "2.2 Measurement", 3, 3),
+        (1, "3 Results", 4, 6),  # runs over the empty page 5 to the paragraph on page 6
+        (1, "4 Conclusion", 6, 6),
+    ]
+    results = next(n for n in sections(root) if n.title == "3 Results")
+    assert [leaf.page_start for leaf in leaves(results)] == [4, 6]
+    texts = [leaf.text for leaf in leaves(root)]
+    assert not any(HEADER in t or "Page " in t for t in texts)
+    calibration = next(leaf for leaf in leaves(root) if "calibration study" in leaf.text)
+    assert calibration.page_start == 3 and calibration.path.endswith("2 Methods > 2.2 Measurement")
+
+
+def test_valid_bookmarks_are_the_structure(tmp_path):
+    toc = [
+        [1, "Introduction", 1], [1, "Methods", 2], [2, "Sampling", 2], [2, "Measurement", 3],
+        [1, "Results", 4], [1, "Conclusion", 6],
+    ]
+    root, source = structure_document(parse_pdf(report(tmp_path, toc=toc)), "auto")
+    assert source == "outline"
+    # Titles come from the bookmarks; the tree follows their levels.
+    assert [(d, t) for d, t, _, _ in outline_of(root)] == [
+        (1, "Introduction"), (1, "Methods"), (2, "Sampling"), (2, "Measurement"), (1, "Results"), (1, "Conclusion")]
+    assert outline_of(root)[1][2:] == (2, 3)
+
+
+def test_bookmarks_that_do_not_match_the_text_are_dropped(tmp_path):
+    toc = [[1, "Chapter Alpha", 1], [1, "Chapter Beta", 2], [1, "Chapter Gamma", 4], [1, "Introduction", 1]]
+    doc = parse_pdf(report(tmp_path, toc=toc))
+    assert outline_headings(doc) is None  # 1 of 4 found
+    root, source = structure_document(doc, "auto")
+    assert source == "layout" and outline_of(root)[0][1] == "1 Introduction"
+    # Asked for explicitly, a failed outline falls back to a flat tree, not to another source.
+    flat, flat_source = structure_document(parse_pdf(report(tmp_path, toc=toc)), "outline")
+    assert flat_source == "flat" and not sections(flat)
+
+
+def test_bookmark_heading_run_into_its_paragraph_is_split_off(tmp_path):
+    pages = [
+        [P("Background The widgets were first built in 1990 by a small team. " + sentence("background"))],
+        [P("Findings The widgets proved safe in all tests. " + sentence("findings"))],
+        [P("Outlook The next widgets arrive next year. " + sentence("outlook"))],
+    ]
+    toc = [[1, "Background", 1], [1, "Findings", 2], [1, "Outlook", 3]]
+    root, source = structure_document(parse_pdf(make_pdf(tmp_path / "runin.pdf", pages, toc=toc)), "auto")
+    assert source == "outline"
+    assert [(n.title, n.page_start) for n in sections(root)] == [("Background", 1), ("Findings", 2), ("Outlook", 3)]
+    first = leaves(sections(root)[1])[0]
+    assert first.text.startswith("The widgets proved safe")
+
+
+def filing_pages() -> list[list]:
+    toc_rows = [
+        Row(["Item 1.", "Business", "3"], xs=[72, 130, 500]),
+        Row(["Item 1A.", "Risk Factors", "4"], xs=[72, 130, 500]),
+        Row(["Item 7.", "Management's Discussion and Analysis", "5"], xs=[72, 130, 500]),
+        Row(["Item 8.", "Financial Statements", "6"], xs=[72, 130, 500]),
+    ]
+    b = BODY
+    return [
+        [H("FORM 10-K", 16), P("Annual report of Widget Holdings Inc. for the fiscal year.")],
+        [H("TABLE OF CONTENTS", b), H("PART I", b), *toc_rows[:2], H("PART II", b), *toc_rows[2:]],
+        [H("PART I", b), H("Item 1. Business", b), P(sentence("business", 5)), H("Overview", b), P(sentence("overview"))],
+        [H("Item 1A. Risk Factors", b), P(sentence("risk", 6))],
+        [H("PART II", b), H("Item 7. Management's Discussion and Analysis", b), P(sentence("discussion", 6))],
+        [P(sentence("discussion continued", 2)), H("Item 8. Financial Statements", b), P(sentence("statements", 4))],
+    ]
+
+
+def test_filing_items_open_sections_where_they_start_not_in_the_contents(tmp_path):
+    doc = parse_pdf(make_pdf(tmp_path / "10k.pdf", filing_pages(), footer="{n}"))
+    root, source = structure_document(doc, "layout")
+    assert source == "layout"
+    items = [(n.depth, n.title, n.page_start, n.page_end) for n in sections(root) if n.title.startswith(("PART", "Item"))]
+    assert items == [
+        (1, "PART I", 3, 4),
+        (2, "Item 1. Business", 3, 3),
+        (2, "Item 1A. Risk Factors", 4, 4),
+        (1, "PART II", 5, 6),
+        (2, "Item 7. Management's Discussion and Analysis", 5, 6),
+        (2, "Item 8. Financial Statements", 6, 6),
+    ]
+    overview = next(n for n in sections(root) if n.title == "Overview")
+    assert overview.depth == 3 and overview.page_start == 3
+    # The contents page stays text under the document, in no item.
+    contents = [leaf for leaf in root.children if leaf.is_leaf]
+    assert any("Risk Factors | 4" in leaf.text for leaf in contents)
+
+
+def test_cli_ingests_good_pdfs_and_reports_each_bad_one(tmp_path, db_path):
+    good = report(tmp_path)
+    encrypted = make_pdf(tmp_path / "locked.pdf", report_pages(), user_password="pw")
+    truncated = tmp_path / "cut.pdf"
+    truncated.write_bytes(good.read_bytes()[:900])
+    fake = tmp_path / "fake.pdf"
+    fake.write_text("plain words, not a PDF\n")
+    result = run("ingest", good, encrypted, truncated, fake, db=db_path)
+    assert result.returncode == 3, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("longqa:")]
+    assert len(lines) == 3
+    assert any("locked.pdf" in line and "encrypted PDF (password required)" in line for line in lines)
+    assert any("cut.pdf" in line and "damaged PDF" in line for line in lines)
+    assert any("fake.pdf" in line and "not a valid PDF" in line for line in lines)
+
+    _, docs = run_json("inspect", "docs", db=db_path)
+    assert [(d["title"], d["pages"], d["structure"]) for d in docs] == [("Widget Safety Report", 6, "layout")]
+    _, tree = run_json("inspect", "tree", "report.pdf", db=db_path)
+    assert [(c["title"], c["page_start"], c["page_end"]) for c in tree["children"] if c["kind"] == "section"] == [
+        ("1 Introduction", 1, 1), ("2 Methods", 2, 3), ("3 Results", 4, 6), ("4 Conclusion", 6, 6)]
+    methods = next(c for c in tree["children"] if c["title"] == "2 Methods")
+    assert [c["title"] for c in methods["children"] if c["kind"] == "subsection"] == ["2.1 Sampling", "2.2 Measurement"]
+    stored = [n for n in walk_json(tree) if n["kind"] == "paragraph"]
+    assert stored and not any(HEADER in n["text"] for n in stored)
+
+
+def walk_json(node: dict):
+    yield node
+    for child in node.get("children", []):
+        yield from walk_json(child)
