@@ -15,7 +15,10 @@ def data_dir() -> Path:
 
 
 def models_dir() -> Path:
-    """Assembled and converted model files (the embedded defaults) live here."""
+    """Assembled and converted model files (the embedded defaults) live here:
+    `$LONGQA_MODELS_DIR`, else `<data dir>/models`."""
+    if os.environ.get("LONGQA_MODELS_DIR"):
+        return Path(os.environ["LONGQA_MODELS_DIR"]).expanduser()
     return data_dir() / "models"
 
 

@@ -51,6 +51,8 @@ class Ingestor:
     force: bool = False
     embedder: LeafEmbedder | None = None
     llm_structurer: LlmStructurer | None = None
+    # Runs on every tree with its source name before it is stored: generated titles, summaries.
+    annotate: Callable[[Node, str], None] | None = None
     max_leaf_tokens: int = 300
     on_pages: Callable[[int], None] = field(default=lambda pages: None)
 
@@ -71,6 +73,8 @@ class Ingestor:
             root, source = structure_document(
                 parsed, self.structure, self.llm_structurer, self.max_leaf_tokens
             )
+            if self.annotate is not None:
+                self.annotate(root, source)
             vectors = self._embed(root)
             record = DocumentRecord(
                 path=stored_path, sha256=digest, title=parsed.title, format=parsed.format,

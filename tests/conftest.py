@@ -10,6 +10,9 @@ import pytest
 from longqa.store import open_db
 
 REPO = Path(__file__).resolve().parents[1]
+# Prepared default models (assembled gemma, converted MiniLM) are shared by every test session:
+# they are checksum-stamped, so a stale or half-written file is rebuilt, never used.
+MODELS_DIR = Path(os.environ.get("LONGQA_TEST_MODELS_DIR") or REPO / ".pytest_cache" / "longqa-models")
 
 
 def evaldata_dir() -> Path:
@@ -42,3 +45,6 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("LONGQA_HOME", str(home))
     monkeypatch.delenv("LONGQA_DB", raising=False)
     monkeypatch.delenv("LONGQA_LLM_URL", raising=False)
+    monkeypatch.setenv("LONGQA_MODELS_DIR", str(MODELS_DIR))
+    monkeypatch.delenv("LONGQA_MODEL", raising=False)
+    monkeypatch.delenv("LONGQA_EMBED_MODEL", raising=False)

@@ -92,7 +92,7 @@ def test_inspect_node_and_usage_errors(tmp_path, db_path):
 def test_kill_9_mid_ingest_leaves_only_whole_documents(tmp_path, db_path):
     folder = tmp_path / "many"
     folder.mkdir()
-    body = "\n\n".join(f"Paragraph {i} about topic {i % 7} with some words to index." for i in range(400))
+    body = "\n\n".join(f"Paragraph {i} about topic {i % 7} with some words to index." for i in range(60))
     for i in range(40):
         (folder / f"doc{i:02}.txt").write_text(f"Doc {i}\n\n{body}")
     argv = [sys.executable, "-m", "longqa", "ingest", str(folder), "-d", str(db_path), "--quiet"]

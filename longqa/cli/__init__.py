@@ -13,6 +13,7 @@ from longqa.cli.app import app
 # Importing a command module registers its commands on `app`.
 from longqa.cli import ingest as _ingest  # noqa: F401,E402
 from longqa.cli import inspect as _inspect  # noqa: F401,E402
+from longqa.cli import models as _models  # noqa: F401,E402
 
 
 def main() -> None:

@@ -14,6 +14,11 @@ from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, inte
 from longqa.errors import EXIT_OK, EXIT_PARTIAL
 from longqa.ingest import Ingestor, expand_inputs
 from longqa.structure.choose import MODES
+from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
+from longqa.models.resolve import LazyEmbedder, load_generator
+from longqa.structure.llm import make_llm_structurer
+from longqa.structure.titles import make_section_annotator
+from longqa.store.vectors import require_current
 
 
 @app.command()
@@ -24,6 +29,13 @@ def ingest(
     db: Optional[Path] = DbOption,
     as_json: bool = JsonOption,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+    model: Optional[str] = ModelOption,
+    embed_model: Optional[str] = EmbedModelOption,
+    llm_url: Optional[str] = LlmUrlOption,
+    summaries: Optional[bool] = typer.Option(
+        None, "--summaries/--no-summaries",
+        help="One-sentence section summaries (default: for model-structured documents of at most 50 sections).",
+    ),
 ) -> None:
     """Parse documents into trees and store them (unchanged files are skipped)."""
     if structure not in MODES:
@@ -32,7 +44,17 @@ def ingest(
         paths = [line.strip() for line in sys.stdin if line.strip()]
     files, failed = expand_inputs(paths)
     store = db_from(db)
-    ingestor = Ingestor(db=store, structure=structure, force=force)
+    # Loaded at the first document that needs vectors; refuses a store built with another embedder.
+    embedder = LazyEmbedder(
+        option_value(embed_model), option_value(llm_url), on_load=lambda e: require_current(store, e.name)
+    )
+    # The generator loads only for a document without headings (llm/auto) or with untitled sections.
+    generator = lambda: load_generator(option_value(model), option_value(llm_url))  # noqa: E731
+    structurer = make_llm_structurer(generator, store, embedder) if structure in ("auto", "llm") else None
+    ingestor = Ingestor(
+        db=store, structure=structure, force=force, embedder=embedder, llm_structurer=structurer,
+        annotate=make_section_annotator(generator, store, summaries),
+    )
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
     results = list(failed)

@@ -1,0 +1,120 @@
+"""`longqa models` (which generator and embedder are in use) and `longqa reindex`.
+
+Also the model options other commands share: -m/--model, --embed-model, --llm-url, each
+defaulting to its environment variable.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from longqa import config
+from longqa.cli.app import DbOption, JsonOption, app, console_err, console_out, db_from, print_json
+from longqa.errors import EXIT_OK
+
+ModelOption = typer.Option(
+    None, "-m", "--model", envvar="LONGQA_MODEL",
+    help="Generator GGUF (default: embedded gemma-3-270m); with --llm-url, the server's model id.",
+)
+EmbedModelOption = typer.Option(
+    None, "--embed-model", envvar="LONGQA_EMBED_MODEL",
+    help="Embedding GGUF, a sentence encoder (default: embedded all-MiniLM-L6-v2).",
+)
+LlmUrlOption = typer.Option(
+    None, "--llm-url", envvar="LONGQA_LLM_URL",
+    help="OpenAI-compatible server (e.g. http://localhost:8080/v1) for generation, and embeddings if it offers them.",
+)
+
+
+def option_value(value: Optional[str]) -> Optional[str]:
+    """An empty environment variable means 'not set'."""
+    return value.strip() or None if value else None
+
+
+@app.command()
+def models(
+    model: Optional[str] = ModelOption,
+    embed_model: Optional[str] = EmbedModelOption,
+    llm_url: Optional[str] = LlmUrlOption,
+    prepare: bool = typer.Option(
+        False, "--prepare", help="Assemble/convert the embedded models, verify checksums, load and try both."
+    ),
+    db: Optional[Path] = DbOption,
+    as_json: bool = JsonOption,
+) -> int:
+    """Show the generator and embedder in use: path, size, source, context, GPU offload."""
+    from longqa.models.describe import describe_embedder, describe_generator, describe_store
+
+    model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
+    report = {
+        "generator": describe_generator(model, llm_url, prepare=prepare),
+        "embedder": describe_embedder(embed_model, llm_url, prepare=prepare),
+        "models_dir": str(config.models_dir()),
+    }
+    store_path = config.db_path(db)
+    if store_path.is_file():
+        report["store"] = describe_store(db_from(db), report["embedder"].get("name"))
+    if as_json:
+        print_json(report)
+    else:
+        _print_report(report)
+    return EXIT_OK
+
+
+def _print_report(report: dict) -> None:
+    out = console_out()
+    for role in ("generator", "embedder"):
+        item = report[role]
+        out.print(f"{role}:", markup=False, highlight=False)
+        for key, value in item.items():
+            if value is None:
+                continue
+            if key == "size":
+                value = f"{value / 1e6:.1f} MB"
+            out.print(f"  {key.replace('_', ' ')}: {value}", markup=False, highlight=False)
+    out.print(f"models dir: {report['models_dir']}", markup=False, highlight=False)
+    store = report.get("store")
+    if store:
+        vectors = ", ".join(f"{m} ({n})" for m, n in store["vectors"].items()) or "none"
+        out.print(f"store: {store['path']}: vectors {vectors}; leaves without current vectors: "
+                  f"{store['leaves_without_vectors']}", markup=False, highlight=False)
+        if store.get("warning"):
+            console_err().print(f"longqa: warning: {store['warning']}", markup=False, highlight=False)
+
+
+@app.command()
+def reindex(
+    embed_model: Optional[str] = EmbedModelOption,
+    llm_url: Optional[str] = LlmUrlOption,
+    force: bool = typer.Option(False, "--force", help="Re-embed documents that are already current."),
+    db: Optional[Path] = DbOption,
+    as_json: bool = JsonOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+) -> int:
+    """Re-embed every stored leaf with the current embedder (one transaction per document)."""
+    from longqa.models.resolve import load_embedder
+    from longqa.reindex import reindex as run_reindex
+
+    store = db_from(db)
+    embedder = load_embedder(option_value(embed_model), option_value(llm_url))
+    err = console_err()
+    started = time.perf_counter()
+
+    def progress(result) -> None:
+        if not quiet and not as_json and result.status != "current":
+            err.print(f"{result.status}: {result.path} ({result.leaves} leaves, {result.seconds:.1f} s)",
+                      markup=False, highlight=False)
+
+    results = run_reindex(store, embedder, force=force, on_document=progress)
+    counts = {s: sum(1 for r in results if r.status == s) for s in ("reindexed", "current", "changed")}
+    if as_json:
+        print_json({"embedder": embedder.name, "documents": [r.as_dict() for r in results], **counts,
+                    "seconds": round(time.perf_counter() - started, 3)})
+    elif not quiet:
+        err.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no documents in the store",
+                  markup=False, highlight=False)
+    return EXIT_OK

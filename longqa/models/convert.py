@@ -1,0 +1,125 @@
+"""Convert the packaged all-MiniLM-L6-v2 (safetensors + WordPiece vocabulary) to a GGUF file
+that llama.cpp loads as a BERT sentence encoder, using numpy, `gguf` and `safetensors` only.
+
+The output is deterministic for a given input and `gguf` version; callers record its sha256.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from longqa.errors import ModelError
+from longqa.models.files import atomic_path, sha256_file
+
+CONVERTER_VERSION = 1  # bump when the produced file changes; cached conversions are then redone
+CONTROL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+DROPPED_TENSORS = ("embeddings.position_ids", "pooler.")  # not used for sentence embeddings
+POOLING_MODES = {"pooling_mode_mean_tokens": 1, "pooling_mode_cls_token": 2}
+
+
+def llama_wordpiece_tokens(vocab: list[str], control: tuple[str, ...] = CONTROL_TOKENS) -> list[str]:
+    """Rewrite a WordPiece vocabulary the way llama.cpp's WPM tokenizer reads it: a word start
+    carries a leading U+2581, a continuation piece loses its `##`, control tokens stay as they are."""
+    out = []
+    for token in vocab:
+        if token in control:
+            out.append(token)
+        elif token.startswith("##") and len(token) > 2:
+            out.append(token[2:])
+        else:
+            out.append("\u2581" + token)
+    return out
+
+
+def tensor_name_map(hf_names: list[str], n_layers: int) -> dict[str, str]:
+    """HF BERT tensor name → GGUF name, for every tensor the encoder needs."""
+    from gguf import MODEL_ARCH, get_tensor_name_map
+
+    mapping = get_tensor_name_map(MODEL_ARCH.BERT, n_layers)
+    names = {}
+    for hf in hf_names:
+        if any(hf == d or hf.startswith(d) for d in DROPPED_TENSORS):
+            continue
+        gguf_name = mapping.get_name(hf, try_suffixes=(".weight", ".bias"))
+        if gguf_name is None:
+            raise ModelError(f"cannot map tensor {hf!r} to a llama.cpp BERT tensor")
+        names[hf] = gguf_name
+    return names
+
+
+# llama.cpp adds these rows to the hidden states directly; its CPU add needs them in F32.
+F32_TENSORS = ("token_types.weight", "position_embd.weight")
+
+
+def tensor_for_gguf(gguf_name: str, array: np.ndarray) -> np.ndarray:
+    """2-D weight matrices as F16 (half the size, no measurable loss); vectors and the small
+    position/type tables stay F32."""
+    if array.ndim == 2 and gguf_name not in F32_TENSORS:
+        return array.astype(np.float16)
+    return array.astype(np.float32)
+
+
+def pooling_type(model_dir: Path) -> int:
+    config_path = model_dir / "1_Pooling" / "config.json"
+    if not config_path.is_file():
+        return 1  # sentence-transformers' default is mean pooling
+    settings = json.loads(config_path.read_text())
+    for key, value in POOLING_MODES.items():
+        if settings.get(key):
+            return value
+    raise ModelError(f"{config_path}: unsupported pooling mode")
+
+
+def convert_bert(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2") -> str:
+    """Write `out_path` (via a temporary file, renamed when complete); return its sha256."""
+    import gguf
+    from safetensors import safe_open
+
+    model_dir = Path(model_dir)
+    try:
+        cfg = json.loads((model_dir / "config.json").read_text())
+        vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{model_dir}: cannot read the embedding model to convert ({exc})") from None
+    n_layers = int(cfg["num_hidden_layers"])
+    if len(vocab) != int(cfg["vocab_size"]):
+        raise ModelError(f"{model_dir}: vocab.txt has {len(vocab)} tokens, config says {cfg['vocab_size']}")
+    tokens = llama_wordpiece_tokens(vocab)
+    types = [gguf.TokenType.CONTROL if t in CONTROL_TOKENS else gguf.TokenType.NORMAL for t in vocab]
+    ids = {t: i for i, t in enumerate(vocab)}
+
+    with atomic_path(out_path) as tmp:
+        writer = gguf.GGUFWriter(tmp, "bert")
+        writer.add_name(name)
+        writer.add_context_length(int(cfg["max_position_embeddings"]))
+        writer.add_embedding_length(int(cfg["hidden_size"]))
+        writer.add_feed_forward_length(int(cfg["intermediate_size"]))
+        writer.add_block_count(n_layers)
+        writer.add_head_count(int(cfg["num_attention_heads"]))
+        writer.add_layer_norm_eps(float(cfg["layer_norm_eps"]))
+        writer.add_causal_attention(False)
+        writer.add_pooling_type(gguf.PoolingType(pooling_type(model_dir)))
+        writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
+        writer.add_tokenizer_model("bert")
+        writer.add_token_list(tokens)
+        writer.add_token_types(types)
+        writer.add_token_type_count(int(cfg.get("type_vocab_size", 2)))
+        writer.add_bos_token_id(ids["[CLS]"])
+        writer.add_eos_token_id(ids["[SEP]"])
+        writer.add_unk_token_id(ids["[UNK]"])
+        writer.add_sep_token_id(ids["[SEP]"])
+        writer.add_pad_token_id(ids["[PAD]"])
+        writer.add_mask_token_id(ids["[MASK]"])
+        with safe_open(str(model_dir / "model.safetensors"), "numpy") as weights:
+            names = tensor_name_map(sorted(weights.keys()), n_layers)
+            for hf_name, gguf_name in names.items():
+                writer.add_tensor(gguf_name, tensor_for_gguf(gguf_name, weights.get_tensor(hf_name)))
+            writer.write_header_to_file()
+            writer.write_kv_data_to_file()
+            writer.write_tensors_to_file()
+        writer.close()
+        digest = sha256_file(tmp)
+    return digest

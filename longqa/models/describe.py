@@ -1,0 +1,101 @@
+"""What `longqa models` reports: each model's source, file, size, context, GPU offload, dim.
+
+Without `prepare`, local models are described from their GGUF header only (fast, nothing is
+loaded or written); with it, the embedded defaults are assembled/converted, fully re-hashed,
+and both models are loaded and tried once.
+"""
+
+from __future__ import annotations
+
+from longqa import config
+from longqa.models import defaults
+from longqa.models.files import read_gguf_info
+from longqa.models.resolve import (
+    SOURCE_DEFAULT, SOURCE_FILE, SOURCE_SERVER, _local_path, file_identity, load_embedder, load_generator,
+)
+
+
+def _file_fields(path, *, generator: bool) -> dict:
+    from longqa.models.llama import DEFAULT_GENERATOR_CTX, gpu_offload
+
+    info = read_gguf_info(path)
+    fields = {
+        "path": str(info.path),
+        "size": info.size,
+        "architecture": info.architecture,
+        "trained_context_length": info.context_length,
+        "gpu_offload": gpu_offload(),
+    }
+    if generator:
+        fields["context_length"] = min(DEFAULT_GENERATOR_CTX, info.context_length or DEFAULT_GENERATOR_CTX)
+    else:
+        fields["context_length"] = info.context_length
+        fields["dim"] = info.embedding_length
+    return fields
+
+
+def describe_generator(model: str | None, llm_url: str | None, *, prepare: bool = False) -> dict:
+    if llm_url:
+        generator = load_generator(model, llm_url)
+        report = {"source": SOURCE_SERVER, "url": generator.url, "name": generator.name,
+                  "context_length": generator.n_ctx, "gpu_offload": None}
+        if prepare:
+            report["checked"] = _try_generator(generator)
+        return report
+    if model:
+        path = _local_path(model, "--model")
+        report = {"source": SOURCE_FILE, "name": file_identity(path), **_file_fields(path, generator=True)}
+    else:
+        path = config.models_dir() / defaults.GENERATOR_FILE
+        if prepare or path.is_file():
+            path = defaults.default_generator_path(verify=prepare)
+        report = {"source": SOURCE_DEFAULT, "name": defaults.GENERATOR_NAME}
+        report.update(_file_fields(path, generator=True) if path.is_file() else _unprepared(path))
+    if prepare:
+        report["checked"] = _try_generator(load_generator(model, None))
+    return report
+
+
+def describe_embedder(embed_model: str | None, llm_url: str | None, *, prepare: bool = False) -> dict:
+    if embed_model:
+        path = _local_path(embed_model, "--embed-model")
+        report = {"source": SOURCE_FILE, "name": file_identity(path), **_file_fields(path, generator=False)}
+    elif llm_url or prepare:
+        embedder = load_embedder(None, llm_url)
+        if getattr(embedder, "source", "") == SOURCE_SERVER:
+            return {"source": SOURCE_SERVER, "url": embedder.url, "name": embedder.name, "dim": embedder.dim,
+                    "gpu_offload": None, **({"checked": _try_embedder(embedder)} if prepare else {})}
+        path = defaults.default_embedder_path(verify=prepare)
+        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME, **_file_fields(path, generator=False)}
+    else:
+        path = config.models_dir() / defaults.EMBEDDER_FILE
+        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME}
+        report.update(_file_fields(path, generator=False) if defaults.is_verified(path) else _unprepared(path))
+    if prepare:
+        report["checked"] = _try_embedder(load_embedder(embed_model, llm_url))
+    return report
+
+
+def _unprepared(path) -> dict:
+    return {"path": str(path), "size": None, "prepared": False,
+            "note": "prepared on first use, or now with `longqa models --prepare`"}
+
+
+def _try_generator(generator) -> bool:
+    return isinstance(generator.complete("One, two, three,", max_tokens=2), str)
+
+
+def _try_embedder(embedder) -> bool:
+    vectors = embedder.embed(["a short test sentence"])
+    return vectors.shape == (1, embedder.dim)
+
+
+def describe_store(db, embedder_name: str | None) -> dict:
+    from longqa.store.vectors import leaves_without_vectors, stale_message, vector_models
+
+    path = db.execute("PRAGMA database_list").fetchone()[2]
+    report = {"path": path, "vectors": vector_models(db)}
+    if embedder_name:
+        report["leaves_without_vectors"] = leaves_without_vectors(db, embedder_name)
+        report["warning"] = stale_message(db, embedder_name)
+    return report

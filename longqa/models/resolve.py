@@ -1,0 +1,147 @@
+"""Which generator and embedder to use, loaded once per process.
+
+Precedence (the CLI fills the arguments from its options, whose defaults are the
+environment variables $LONGQA_MODEL, $LONGQA_EMBED_MODEL and $LONGQA_LLM_URL):
+
+- generator: `llm_url` → the OpenAI-compatible server (`model`, if given, is the server's model
+  id); else `model` → that GGUF file; else the embedded gemma-3-270m.
+- embedder: `embed_model` → that GGUF file (must be a sentence encoder with pooling); else
+  `llm_url` → the server's /embeddings if it offers them, otherwise the embedded default;
+  else the embedded all-MiniLM-L6-v2.
+
+A generator GGUF is never used as embedder: decoder models pool poorly (recall@2 0.36 vs 0.61
+measured) and llama.cpp would silently give meaningless vectors, so it is refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from longqa.errors import ModelError
+from longqa.models.base import Embedder, Generator
+from longqa.models.defaults import (
+    EMBEDDER_NAME, GENERATOR_NAME, default_embedder_path, default_generator_path, same_as_default,
+)
+from longqa.models.files import cached_sha256
+from longqa.models.http import HttpStatusError, JsonClient
+
+_LOADED: dict[tuple, object] = {}
+
+SOURCE_DEFAULT = "embedded default"
+SOURCE_FILE = "file"
+SOURCE_SERVER = "server"
+
+
+def file_identity(path: Path) -> str:
+    """`stem@sha12`, or the default's identity for a copy of a default model file."""
+    digest = cached_sha256(path)
+    return same_as_default(digest) or f"{path.stem}@{digest[:12]}"
+
+
+def _local_path(value: str, option: str) -> Path:
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise ModelError(f"{value}: model file not found ({option})")
+    return path.resolve()
+
+
+def load_generator(model: str | None = None, llm_url: str | None = None, *, n_ctx: int | None = None) -> Generator:
+    """The generator to use; loaded once per process for the same arguments."""
+    key = ("generator", model, llm_url, n_ctx)
+    if key not in _LOADED:
+        _LOADED[key] = _make_generator(model, llm_url, n_ctx)
+    return _LOADED[key]  # type: ignore[return-value]
+
+
+def load_embedder(embed_model: str | None = None, llm_url: str | None = None) -> Embedder:
+    """The embedder to use; loaded once per process for the same arguments."""
+    key = ("embedder", embed_model, llm_url)
+    if key not in _LOADED:
+        _LOADED[key] = _make_embedder(embed_model, llm_url)
+    return _LOADED[key]  # type: ignore[return-value]
+
+
+def _make_generator(model: str | None, llm_url: str | None, n_ctx: int | None):
+    if llm_url:
+        from longqa.models.openai import OpenAIGenerator
+
+        generator = OpenAIGenerator(llm_url, model=model, n_ctx=n_ctx)
+        generator.source = SOURCE_SERVER
+        return generator
+    from longqa.models.llama import LlamaGenerator
+
+    if model:
+        path = _local_path(model, "--model")
+        generator = LlamaGenerator(path, name=file_identity(path), n_ctx=n_ctx)
+        generator.source = SOURCE_FILE
+    else:
+        generator = LlamaGenerator(default_generator_path(), name=GENERATOR_NAME, n_ctx=n_ctx)
+        generator.source = SOURCE_DEFAULT
+    return generator
+
+
+def _make_embedder(embed_model: str | None, llm_url: str | None):
+    if not embed_model and llm_url:
+        server = _server_embedder(llm_url)
+        if server is not None:
+            return server
+    from longqa.models.llama import LlamaEmbedder
+
+    if embed_model:
+        path = _local_path(embed_model, "--embed-model")
+        embedder = LlamaEmbedder(path, name=file_identity(path))
+        embedder.source = SOURCE_FILE
+    else:
+        embedder = LlamaEmbedder(default_embedder_path(), name=EMBEDDER_NAME)
+        embedder.source = SOURCE_DEFAULT
+    return embedder
+
+
+def _server_embedder(llm_url: str):
+    """The server's /embeddings, or None when it answers that it has none (4xx/501)."""
+    from longqa.models.openai import OpenAIEmbedder
+
+    try:
+        embedder = OpenAIEmbedder(llm_url, client=JsonClient(llm_url))
+    except HttpStatusError as exc:
+        if 400 <= exc.status < 500 or exc.status == 501:
+            return None
+        raise
+    embedder.source = SOURCE_SERVER
+    return embedder
+
+
+def forget_loaded() -> None:
+    """Drop the loaded models (tests; a long-running caller switching models)."""
+    _LOADED.clear()
+
+
+class LazyEmbedder:
+    """An embedder loaded on first use, so commands that end up embedding nothing (every file
+    unchanged) never load a model. `on_load` runs once, right after loading, before any
+    vector is returned (ingest checks there that the store was built with the same model)."""
+
+    def __init__(self, embed_model: str | None = None, llm_url: str | None = None, *, on_load=None):
+        self._args = (embed_model, llm_url)
+        self._on_load = on_load
+        self._embedder: Embedder | None = None
+
+    @property
+    def loaded(self) -> Embedder:
+        if self._embedder is None:
+            embedder = load_embedder(*self._args)
+            if self._on_load is not None:
+                self._on_load(embedder)
+            self._embedder = embedder
+        return self._embedder
+
+    @property
+    def name(self) -> str:
+        return self.loaded.name
+
+    @property
+    def dim(self) -> int:
+        return self.loaded.dim
+
+    def embed(self, texts: list[str]):
+        return self.loaded.embed(texts)

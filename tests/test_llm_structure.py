@@ -1,0 +1,458 @@
+"""Model structuring of documents without headings: units, windows, merging, boundary choice,
+validation and fallback with fake models; the real default models in the `models` tests."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from longqa.ingest import Ingestor
+from longqa.parse.blocks import Block, ParsedDocument
+from longqa.store import open_db
+from longqa.store.cache import LlmCache, cached_complete
+from longqa.store.nodes import load_tree
+from longqa.structure.boundaries import choose_gaps, depth_scores, similarity_curve, split_oversized
+from longqa.structure.choose import structure_document
+from longqa.structure.llm import LlmStructurer, StructureOptions, make_llm_structurer
+from longqa.structure.markup import Part, render
+from longqa.structure.titles import (
+    clean_summary, clean_title, make_section_annotator, summaries_wanted, summarize_sections,
+    title_untitled_sections,
+)
+from longqa.structure.tree import Node, leaves, sections
+from longqa.structure.units import SectionStart, coverage_problem, merge_windows, paragraph_units, plan_windows
+
+TOPICS = {
+    "bees": [
+        "Honey bees live in colonies that can hold tens of thousands of workers, a few hundred drones "
+        "and a single queen. The queen lays all of the eggs, sometimes more than a thousand in one "
+        "summer day, while the workers clean cells, feed larvae, build wax comb and guard the entrance. "
+        "Young workers spend their first days as nurses and only later carry food or guard the door. A "
+        "colony works as one body: when the nest grows too warm the workers fan their wings at the "
+        "entrance, and in winter they cluster together and shiver to keep the queen and the brood warm.",
+        "Foraging bees collect nectar and pollen from flowers within a few kilometres of the hive. A "
+        "successful forager returns and performs a waggle dance on the comb, and the angle and length "
+        "of the dance tell her sisters the direction and distance of the flowers. Nectar is passed from "
+        "bee to bee and dried by fanning wings until it becomes honey sealed under wax. A single forager "
+        "makes only a twelfth of a teaspoon of honey in her whole life, so a full jar holds the work of "
+        "hundreds of bees flying many thousands of kilometres.",
+        "Beekeepers manage colonies in wooden boxes with removable frames so that they can inspect the "
+        "brood and harvest surplus honey without destroying the nest. They watch for swarming in spring, "
+        "treat the hives against varroa mites, and leave enough stores for the bees to survive the cold "
+        "months. Many keepers rear their own queens to keep colonies calm and productive. A well kept "
+        "hive can yield twenty kilograms of honey in a good year, and the bees also pollinate orchards "
+        "and fields for the farmers who live around the apiary.",
+    ],
+    "volcanoes": [
+        "A volcano forms where molten rock from deep inside the Earth reaches the surface. Most "
+        "volcanoes sit along the edges of tectonic plates, where one plate sinks beneath another or "
+        "where two plates pull apart, but some grow above hot spots in the middle of a plate, as the "
+        "islands of Hawaii do. Steep cones grow from sticky lava and ash, broad shields from thin flows. "
+        "The largest volcano in the solar system, Olympus Mons on Mars, is a shield so wide that a person"
+        " standing on its slopes would not see the summit at all.",
+        "Eruptions range from gentle lava flows to violent explosions. When magma is thick and full of "
+        "dissolved gas, pressure builds until the rock shatters and throws ash high into the atmosphere. "
+        "Pyroclastic flows, fast clouds of hot gas and rock fragments, race down the slopes and destroy "
+        "everything in their path. Fine ash can ground aircraft and ruin crops far from the mountain. "
+        "Large eruptions can even cool the climate of the whole planet for a year or two, as the eruption"
+        " of Tambora did in 1815 when Europe had a year without summer.",
+        "Scientists monitor active volcanoes with seismometers, satellite radar and gas sensors. Swarms "
+        "of small earthquakes, swelling of the ground and rising emissions of sulfur dioxide can warn "
+        "that magma is moving toward the surface. These signals allow authorities to evacuate nearby "
+        "towns days before a large eruption, although the exact timing remains hard to predict. "
+        "Observatories publish alert levels for each volcano and share their readings with emergency "
+        "planners, who prepare roads, shelters and warnings for the people living on the slopes.",
+    ],
+    "railways": [
+        "The first public railways appeared in England in the early nineteenth century, when steam "
+        "locomotives began to haul coal and passengers on iron rails. The Stockton and Darlington line "
+        "opened in 1825, and the Liverpool and Manchester Railway followed in 1830 with scheduled "
+        "passenger trains pulled entirely by steam. Investors rushed to fund new lines in the 1840s. "
+        "Engineers such as George Stephenson and his son Robert designed both the engines and the routes,"
+        " and their locomotive Rocket won the famous trials held at Rainhill in 1829.",
+        "Railways changed daily life by shrinking travel times from days to hours. Fresh food could "
+        "reach city markets quickly, newspapers were delivered across the country overnight, and "
+        "ordinary families could afford trips to the seaside. Towns on a main line grew rapidly, while "
+        "places that the railway bypassed often declined, and suburbs spread around the cities. Factories"
+        " could ship goods to distant ports at low cost, and the demand for coal, iron and skilled labour"
+        " grew with every new kilometre of track laid across the country.",
+        "To run trains safely, companies needed a common time, and the railways introduced standard "
+        "railway time across Britain in the 1840s, replacing the local solar time of each town. Signal "
+        "boxes, block sections and the electric telegraph kept trains apart on busy lines. Later, "
+        "electric and diesel locomotives replaced steam on most routes. Today high speed lines carry "
+        "passengers at more than three hundred kilometres an hour, and international agreements let "
+        "trains cross borders without changing engines or crews.",
+    ],
+}
+PARAGRAPHS = [p for paragraphs in TOPICS.values() for p in paragraphs]
+
+
+def topics_doc(paragraphs: list[str] = PARAGRAPHS, title: str = "topics") -> ParsedDocument:
+    return ParsedDocument(Path(f"{title}.txt"), title, 1, [Block(p) for p in paragraphs])
+
+
+class FakeEmbedder:
+    """Vectors that point one way per topic (by keyword), so topic shifts are clear-cut."""
+
+    name, dim = "fake-embedder", 3
+    KEYS = (("bee", "hive", "honey"), ("volcan", "magma", "eruption", "lava"), ("rail", "train", "locomotive"))
+
+    def __init__(self):
+        self.calls = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        rows = [[sum(t.lower().count(k) for k in keys) + 0.1 for keys in self.KEYS] for t in texts]
+        matrix = np.asarray(rows, dtype=np.float32)
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+class FakeGenerator:
+    """Titles name the passage's first word; summaries name the title; with a grammar it writes a
+    well-formed outline with a new section every `every` paragraphs (read off the grammar)."""
+
+    name, n_ctx = "fake-generator", 8192
+
+    def __init__(self, every: int = 3, garbage: str | None = None, drop_one: bool = False, part: str = "Part"):
+        self.every, self.garbage, self.drop_one, self.part = every, garbage, drop_one, part
+        self.calls = 0
+        self.prompts: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def complete(self, prompt, *, max_tokens=256, stop=None, grammar=None, temperature=0.0) -> str:
+        self.calls += 1
+        self.prompts.append(prompt)
+        if self.garbage is not None:
+            return self.garbage
+        if grammar is not None:
+            anchors = [json.loads(m) for m in re.findall(r'^s\d+ ::= ("(?:\\.|[^"\\])*")', grammar, re.M)]
+            if self.drop_one:
+                anchors.pop(1)
+            name = lambda i: f"Part {i // self.every + 1}" if self.part == "Part" else self.part  # noqa: E731
+            parts = [Part(1, name(i), anchors[i : i + self.every])
+                     for i in range(0, len(anchors), self.every)]
+            return render(parts)
+        passage = prompt.rsplit("Passage: ", 1)[-1] if prompt.endswith("Title:") else prompt
+        if prompt.endswith("In short,"):
+            return " the section " + prompt.split("\n")[0] + " in brief"
+        return " About " + passage.split()[0].strip(",.") + "\nignored"
+
+    def stream(self, prompt, **options):
+        yield self.complete(prompt, **options)
+
+    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
+        self.calls += 1
+        return {label: 1.0 / len(labels) for label in labels}
+
+
+def section_titles(root: Node) -> list[str]:
+    return [node.title for node in root.children if node.kind == "section"]
+
+
+# -- units and windows --------------------------------------------------------------------------
+
+
+def test_units_join_short_blocks_split_long_ones_and_know_their_words():
+    short = ["Tiny line one.", "Tiny line two."]
+    long = " ".join(f"Sentence number {i} talks about the weather in spring." for i in range(80))
+    doc = topics_doc(short + PARAGRAPHS[:2] + [long])
+    body, units, index = paragraph_units(doc, min_tokens=80, max_tokens=300)
+    assert body.startswith("Tiny line one.\n\nTiny line two.\n\nHoney bees")
+    assert units[0].start == 0 and len(units[0].pieces) == 3  # two tiny blocks joined the first paragraph
+    assert all(u.tokens <= 300 for u in units) and len(units) >= 4
+    for a, b in zip(units, units[1:]):
+        assert a.end <= b.start and not body[a.end : b.start].strip()
+        assert a.end_word == b.first_word
+    assert units[-1].end == len(body) and units[-1].end_word == len(index.words)
+
+
+def test_blocks_without_words_join_a_neighbour_and_stay_covered():
+    paragraphs = ["* * *", *PARAGRAPHS[:3], "* * *", "—", *PARAGRAPHS[3:6]]
+    body, units, index = paragraph_units(topics_doc(paragraphs))
+    assert all(u.end_word > u.first_word for u in units)
+    structurer = LlmStructurer(FakeGenerator(), embedder=FakeEmbedder())
+    root = structurer(topics_doc(paragraphs))
+    assert root is not None, structurer.report.reason
+    assert coverage_problem(root, body) is None
+    assert "".join(leaf.text for leaf in leaves(root)).count("* * *") == 2
+
+
+def test_plan_windows_respects_the_budget_and_overlaps():
+    body, units, _ = paragraph_units(topics_doc(PARAGRAPHS * 3))
+    windows = plan_windows(units, budget=400, overlap=1)
+    assert windows[0][0] == 0 and windows[-1][1] == len(units)
+    for (_, a1), (b0, b1) in zip(windows, windows[1:]):
+        assert b0 == a1 - 1 and b1 > a1
+    assert all(sum(u.tokens for u in units[a:b]) <= 400 or b - a == 1 for a, b in windows)
+    assert plan_windows(units, budget=10, overlap=2) == [(i, i + 1) for i in range(len(units))]
+
+
+def test_merge_windows_splits_overlaps_at_their_middle_and_drops_duplicates():
+    windows = [(0, 6), (4, 10)]
+    found = [
+        [SectionStart(0, 1, "A"), SectionStart(3, 1, "B")],
+        [SectionStart(4, 1, "window start"), SectionStart(5, 1, "C"), SectionStart(8, 1, "D")],
+    ]
+    merged = merge_windows(windows, found)
+    assert [(s.unit, s.title) for s in merged] == [(0, "A"), (3, "B"), (5, "C"), (8, "D")]
+    found[0].append(SectionStart(4, 1, "B2"))  # the left window saw the boundary one unit earlier
+    merged = merge_windows(windows, found)
+    assert [(s.unit, s.title) for s in merged] == [(0, "A"), (3, "B"), (4, "B2"), (8, "D")]
+
+
+def test_similarity_depth_and_gap_choice_find_the_topic_shifts():
+    vectors = FakeEmbedder().embed(PARAGRAPHS)
+    sims = similarity_curve(vectors)
+    assert np.argsort(sims)[:2].tolist() in ([2, 5], [5, 2])  # gaps before units 3 and 6
+    depth = depth_scores(sims)
+    assert depth[2] > 0.5 and depth[5] > 0.5 and depth[0] == 0
+    scores = {g: float(d) for g, d in zip(range(1, 9), (depth - depth.mean()) / depth.std())}
+    assert choose_gaps(scores, [120] * 9, min_tokens=250) == [3, 6]
+    # With a larger minimum size only the stronger shift keeps both of its sides big enough...
+    sizes = [200] + [120] * 7 + [200]
+    assert choose_gaps(scores, sizes, min_tokens=400) == [3 if scores[3] >= scores[6] else 6]
+    # ...unless the window continues past its edges: an open end is no section boundary.
+    assert choose_gaps(scores, [120] * 9, min_tokens=400) == []
+    assert len(choose_gaps(scores, [120] * 9, min_tokens=400, open_ends=(True, True))) == 1
+    # No signal at all: nothing is chosen, and only the maximum size forces cuts.
+    flat = {g: 0.0 for g in range(1, 9)}
+    assert choose_gaps(flat, [120] * 9, 250) == []
+    cuts = split_oversized([0], flat, [120] * 9, min_tokens=250, max_tokens=500)
+    bounds = [0, *cuts, 9]
+    assert all(120 * (b - a) <= 500 for a, b in zip(bounds, bounds[1:]))
+    assert split_oversized([0, 3, 6], scores, [120] * 9, 250, 500) == []
+    assert split_oversized([0], scores, [120] * 9, 250, 700)[0] in (3, 6)  # the best gap first
+
+
+# -- the structurer ------------------------------------------------------------------------------
+
+
+def test_stepwise_structuring_with_embeddings_finds_three_titled_sections():
+    generator, embedder = FakeGenerator(), FakeEmbedder()
+    structurer = LlmStructurer(generator, embedder=embedder)
+    doc = topics_doc()
+    root = structurer(doc)
+    assert root is not None, structurer.report.reason
+    assert section_titles(root) == ["About Honey", "About A", "About The"]
+    assert [len(leaves(s)) for s in root.children] == [3, 3, 3]
+    body = "\n\n".join(PARAGRAPHS)
+    assert coverage_problem(root, body) is None
+    assert [leaf.text for leaf in leaves(root)] == PARAGRAPHS
+    report = structurer.report
+    assert report.valid and report.sections == 3 and report.windows == 1
+    assert report.model_calls == 3 and report.generated_tokens == 3 * 3  # "About X ignored"
+    assert "<section: About Honey>\nHoney bees live in <skip>" in report.outlines[0]
+
+
+def test_grammar_decoder_maps_the_models_outline_back_onto_the_text():
+    generator = FakeGenerator(every=4)
+    structurer = LlmStructurer(generator, options=StructureOptions(decoder="grammar"))
+    root = structurer(topics_doc())
+    assert root is not None, structurer.report.reason
+    assert section_titles(root) == ["Part 1", "Part 2", "Part 3"]
+    assert [len(leaves(s)) for s in root.children] == [4, 4, 1]
+    assert generator.prompts[0].endswith("\n\nOutline:\n")
+
+
+def test_grammar_decoder_replaces_titles_copied_from_the_example():
+    generator = FakeGenerator(part="Chess Openings")  # the worked example's last title
+    structurer = LlmStructurer(generator, options=StructureOptions(decoder="grammar"))
+    root = structurer(topics_doc())
+    assert section_titles(root) == ["About Honey", "About A", "About The"]
+
+
+def test_a_document_too_short_for_two_sections_stays_flat_without_model_calls():
+    generator, loads = FakeGenerator(), []
+    structurer = LlmStructurer(lambda: loads.append(1) or generator)  # a factory: loaded on first need
+    root, source = structure_document(topics_doc(PARAGRAPHS[:2]), "llm", structurer)
+    assert source == "flat" and not loads and len(leaves(root)) == 2
+    assert structure_document(topics_doc(), "llm", structurer)[1] == "llm" and loads == [1]
+
+
+def test_garbage_or_incomplete_outlines_fall_back_to_flat():
+    doc = topics_doc()
+    for generator in (FakeGenerator(garbage="lorem ipsum dolor"), FakeGenerator(drop_one=True),
+                      FakeGenerator(garbage="Sec>\nHoney bees <skip> nothing like it\n</section>")):
+        structurer = make_llm_structurer(generator, options=StructureOptions(decoder="grammar"))
+        root, source = structure_document(doc, "llm", structurer)
+        assert source == "flat" and not sections(root)
+        assert not structurer.report.valid and structurer.report.reason
+
+
+def test_long_documents_are_read_in_windows_and_merged_without_duplicate_sections():
+    paragraphs = [p for _ in range(4) for p in PARAGRAPHS]  # 36 paragraphs, topics cycling
+    options = StructureOptions(window_tokens=900, overlap_units=2)
+    structurer = LlmStructurer(FakeGenerator(), embedder=FakeEmbedder(), options=options)
+    root = structurer(topics_doc(paragraphs))
+    assert root is not None, structurer.report.reason
+    assert structurer.report.windows >= 4
+    assert [len(leaves(s)) for s in root.children] == [3] * 12
+    assert section_titles(root) == ["About Honey", "About A", "About The"] * 4
+    assert [leaf.text for leaf in leaves(root)] == paragraphs
+
+
+def test_without_an_embedder_the_model_scores_the_gaps():
+    class Closing(FakeGenerator):
+        def label_probs(self, prompt, labels):
+            self.calls += 1
+            last = prompt.rstrip("\n").rsplit("\n", 1)[-1]
+            shift = last.endswith(("around the apiary.", "living on the slopes."))
+            return {"<br>": 0.2 if shift else 0.9, "</section>": 0.8 if shift else 0.1}
+
+    structurer = LlmStructurer(Closing(), options=StructureOptions(min_section_tokens=100))
+    root = structurer(topics_doc())
+    assert root is not None, structurer.report.reason
+    first_texts = [leaves(s)[0].text[:20] for s in root.children]
+    assert first_texts == [PARAGRAPHS[0][:20], PARAGRAPHS[3][:20], PARAGRAPHS[6][:20]]
+
+
+# -- cache, titles, summaries, ingest ------------------------------------------------------------
+
+
+def test_cache_answers_a_repeated_document_without_model_calls(db):
+    generator, embedder = FakeGenerator(), FakeEmbedder()
+    first = make_llm_structurer(generator, db, embedder)(topics_doc())
+    calls, embeds = generator.calls, embedder.calls
+    assert calls > 0 and embeds == 1
+    again = make_llm_structurer(generator, db, embedder)(topics_doc())
+    assert generator.calls == calls and embedder.calls == embeds
+    assert section_titles(again) == section_titles(first)
+    rows = list(db.query("SELECT model, value FROM llm_cache"))
+    assert {r["model"] for r in rows} == {"fake-generator"} and len(rows) >= 4
+    other = FakeGenerator()
+    other.name = "another-model"
+    make_llm_structurer(other, db, embedder)(topics_doc())
+    assert other.calls > 0  # the model's name is part of every key
+
+
+def test_cached_complete_keys_on_every_option(db):
+    generator, cache = FakeGenerator(), LlmCache(db)
+    prompt = "Passage: Volcanoes erupt.\nTitle:"
+    first = cached_complete(generator, cache, "title", prompt, max_tokens=12, stop=["\n"])
+    assert cached_complete(generator, cache, "title", prompt, max_tokens=12, stop=["\n"]) == first
+    assert generator.calls == 1 and cache.hits == 1
+    cached_complete(generator, cache, "title", prompt, max_tokens=13, stop=["\n"])
+    cached_complete(generator, cache, "summary", prompt, max_tokens=12, stop=["\n"])
+    assert generator.calls == 3
+    reopened = LlmCache(open_db(db_path_of(db)))
+    assert reopened.get("fake-generator", "title", {"prompt": prompt, "max_tokens": 12, "stop": ["\n"]}) == first
+
+
+def db_path_of(db) -> str:
+    return db.conn.execute("PRAGMA database_list").fetchone()[2]
+
+
+def test_cache_without_a_store_remembers_nothing():
+    cache = LlmCache(None)
+    cache.put("m", "t", {"p": 1}, "v")
+    assert cache.get("m", "t", {"p": 1}) is None
+
+
+def test_clean_title_and_summary():
+    text = "Honey bees live in colonies that can hold tens of thousands of workers."
+    assert clean_title(' "Life in the Hive."\n', text) == "Life in the Hive"
+    assert clean_title(" The Tale of the Flopsy Bunnies]", text) == "The Tale of the Flopsy Bunnies"
+    assert clean_title(" 1999", text) == "Honey bees live in colonies that…"
+    assert clean_title(" Roasting Coffee Beans", text) == "Honey bees live in colonies that…"  # an example
+    assert clean_title(" one two three four five six seven eight nine ten", text).count(" ") == 7
+    assert clean_summary(" bees live in colonies. They make honey and") == "Bees live in colonies."
+    assert clean_summary(" bees live in colonies,\nnext") == "Bees live in colonies."
+    assert clean_summary(" 42 \n") == ""
+
+
+def test_untitled_sections_get_titles_and_every_section_a_summary():
+    root, _ = structure_document(topics_doc(), "flat")
+    section = Node(kind="section", children=root.children[:3])
+    root.children = [section, *root.children[3:]]
+    generator = FakeGenerator()
+    assert title_untitled_sections(root, generator, None) == 1
+    assert section.title == "About Honey" and leaves(section)[0].path == "topics > About Honey"
+    assert summarize_sections(root, generator, None) == 1
+    assert section.summary == "The section About Honey in brief."
+    assert generator.prompts[-1].startswith("About Honey\n\nHoney bees live in colonies")
+
+
+def test_summaries_default_only_for_model_trees_of_at_most_50_sections():
+    root = Node(kind="document", children=[Node(kind="section", title=str(i)) for i in range(3)])
+    assert summaries_wanted(None, "llm", root) and not summaries_wanted(None, "text", root)
+    assert summaries_wanted(True, "text", root) and not summaries_wanted(False, "llm", root)
+    big = Node(kind="document", children=[Node(kind="section", title=str(i)) for i in range(51)])
+    assert not summaries_wanted(None, "llm", big)
+
+
+def test_ingest_stores_model_sections_with_titles_and_summaries_then_reingests_for_free(db, tmp_path):
+    path = tmp_path / "topics.txt"
+    path.write_text("\n\n".join(PARAGRAPHS) + "\n")
+    generator, embedder = FakeGenerator(), FakeEmbedder()
+    ingestor = Ingestor(
+        db=db, structure="llm", llm_structurer=make_llm_structurer(generator, db, embedder),
+        annotate=make_section_annotator(generator, db),
+    )
+    result = ingestor.ingest(path)
+    assert result.status == "added" and result.structure == "llm"
+    tree = load_tree(db, result.id)
+    assert section_titles(tree) == ["About Honey", "About A", "About The"]
+    assert [s.summary for s in tree.children] == [f"The section {t} in brief." for t in section_titles(tree)]
+    calls = generator.calls
+    ingestor.force = True
+    assert ingestor.ingest(path).status == "updated"
+    assert generator.calls == calls
+
+
+# -- the real default models ---------------------------------------------------------------------
+
+
+@pytest.mark.models
+def test_real_model_structures_a_three_topic_text(db):
+    from longqa.models.resolve import load_embedder, load_generator
+
+    generator = load_generator()
+    structurer = make_llm_structurer(generator, db, load_embedder())
+    root, source = structure_document(topics_doc(), "llm", structurer)
+    assert source == "llm", structurer.report.reason
+    assert len(section_titles(root)) >= 2
+    assert all(t and t != "Untitled" for t in section_titles(root))
+    assert coverage_problem(root, "\n\n".join(PARAGRAPHS)) is None
+    assert sum(len(leaves(s)) for s in root.children) == 9
+    assert structurer.report.generated_tokens / structurer.report.input_tokens <= 0.12
+
+
+@pytest.mark.models
+def test_real_model_writes_a_parseable_outline_under_the_grammar():
+    from longqa.models.resolve import load_generator
+
+    paragraphs = [TOPICS["bees"][0], TOPICS["volcanoes"][0], TOPICS["railways"][0]]
+    options = StructureOptions(decoder="grammar", k=2, min_section_tokens=100)
+    structurer = LlmStructurer(load_generator(), options=options)
+    root = structurer(topics_doc(paragraphs))
+    assert root is not None, structurer.report.reason
+    assert [leaf.text for leaf in leaves(root)] == paragraphs
+    assert all(node.title for node in sections(root))
+
+
+@pytest.mark.models
+def test_cli_ingest_with_llm_structure_shows_generated_titles(tmp_path):
+    path = tmp_path / "three_topics.txt"
+    path.write_text("\n\n".join(PARAGRAPHS) + "\n")
+    store = tmp_path / "cli.db"
+    run = lambda *args: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "longqa", *args], capture_output=True, text=True, timeout=900
+    )
+    ingest = run("ingest", "--structure", "llm", "--db", str(store), "--json", str(path))
+    assert ingest.returncode == 0, ingest.stderr
+    assert json.loads(ingest.stdout)["documents"][0]["structure"] == "llm"
+    tree = run("inspect", "tree", "three_topics", "--db", str(store), "--json")
+    assert tree.returncode == 0, tree.stderr
+    data = json.loads(tree.stdout)
+    titles = [child["title"] for child in data["children"] if child["kind"] == "section"]
+    assert len(titles) >= 2 and all(titles)
+    text = run("inspect", "tree", "three_topics", "--db", str(store))
+    assert all(title in text.stdout for title in titles)

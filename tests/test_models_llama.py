@@ -1,0 +1,153 @@
+"""The llama.cpp backend with the real embedded default models (gemma-3-270m, all-MiniLM-L6-v2)."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+from longqa.errors import ModelError
+from longqa.models import grammar
+from longqa.models.base import Embedder, Generator
+from longqa.models.defaults import default_embedder_path, default_generator_path
+from longqa.models.resolve import load_embedder, load_generator
+from longqa.models.window import PromptTooLong
+
+pytestmark = pytest.mark.models
+
+
+@pytest.fixture(scope="module")
+def generator():
+    return load_generator()
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return load_embedder()
+
+
+def test_defaults_implement_the_protocols(generator, embedder):
+    assert isinstance(generator, Generator) and isinstance(embedder, Embedder)
+    assert generator.n_ctx == 8192 and generator.name == "gemma-3-270m-q4_k_m"
+    assert embedder.dim == 384
+
+
+def test_complete_continues_the_prompt(generator):
+    assert "Paris" in generator.complete("The capital city of France is the city of", max_tokens=4)
+
+
+def test_stream_yields_the_same_text_in_pieces(generator):
+    prompt = "One, two, three, four,"
+    pieces = list(generator.stream(prompt, max_tokens=6))
+    assert len(pieces) > 1 and "".join(pieces) == generator.complete(prompt, max_tokens=6)
+
+
+def test_stop_string_ends_the_completion(generator):
+    text = generator.complete("Monday, Tuesday, Wednesday,", max_tokens=12, stop=[","])
+    assert "," not in text and text.strip()
+
+
+def test_grammar_constrains_the_output(generator):
+    colours = [" red", " green", " blue"]
+    assert generator.complete("The sky on a clear day is", max_tokens=4, grammar=grammar.choice(colours)) in colours
+    year = generator.complete("The first moon landing happened in the year", max_tokens=6, grammar=grammar.integer(4))
+    assert re.fullmatch(r"[0-9]{1,4}", year)
+
+
+def test_invalid_grammar_is_an_error_not_a_crash(generator):
+    with pytest.raises(ValueError, match="invalid GBNF"):
+        generator.complete("x", max_tokens=2, grammar="root ::= (")
+    assert generator.complete("One, two,", max_tokens=2)  # the model still works
+
+
+def test_label_probs_sum_to_one_and_favour_the_right_label(generator):
+    probs = generator.label_probs("Paris is the capital of", [" France", " Germany", " Spain"])
+    assert math.isclose(sum(probs.values()), 1.0, rel_tol=1e-9)
+    assert max(probs, key=probs.get) == " France"
+
+
+def test_labels_sharing_a_first_token_are_scored_whole(generator):
+    prompt = "The colour of the sky on a clear day is"
+    greedy = generator.complete(prompt, max_tokens=2)
+    assert greedy == " blue."  # what the model itself would write
+    probs = generator.label_probs(prompt, [" blue sky", " blue.", " green."])
+    assert math.isclose(sum(probs.values()), 1.0, rel_tol=1e-9)
+    assert max(probs, key=probs.get) == " blue."
+
+
+def test_label_probs_do_not_depend_on_what_is_in_the_kv_cache(generator):
+    prompt, labels = "Question: Is water wet?\nAnswer (yes or no):", [" yes", " no"]
+    generator.complete("Something unrelated to evaluate first.", max_tokens=2)
+    after_other = generator.label_probs(prompt, labels)
+    generator.complete(prompt + " yes, it is", max_tokens=2)  # shares the prompt as prefix
+    after_prefix = generator.label_probs(prompt, labels)
+    generator._llm.reset()
+    fresh = generator.label_probs(prompt, labels)
+    # Reused prefixes are evaluated in different batch splits, and llama.cpp's quantized
+    # kernels round differently per split (measured: up to ~0.03 in probability here). A stale
+    # or misplaced cache would be far off, and would not keep the answer.
+    for label in labels:
+        assert after_other[label] == pytest.approx(fresh[label], abs=0.05)
+        assert after_prefix[label] == pytest.approx(fresh[label], abs=0.05)
+    assert max(after_prefix, key=after_prefix.get) == max(fresh, key=fresh.get) == " yes"
+
+
+def test_prompt_too_long_is_refused_never_truncated(generator):
+    prompt = "word " * 8200
+    assert generator.count_tokens(prompt) > generator.n_ctx
+    with pytest.raises(PromptTooLong, match="8192-token context window"):
+        generator.complete(prompt, max_tokens=4)
+    fits = "word " * 8000
+    with pytest.raises(PromptTooLong):  # fits alone, not with the tokens to generate
+        generator.complete(fits, max_tokens=500)
+
+
+def test_related_passage_ranks_above_unrelated_ones(embedder):
+    query = "How much did revenue grow last year?"
+    passages = [
+        "The cat slept on the warm windowsill all afternoon.",
+        "Net sales increased 12% in fiscal 2023 compared with the prior year.",
+        "The recipe calls for two cups of flour and a pinch of salt.",
+        "The hiking trail climbs steeply through pine forest.",
+    ]
+    vectors = embedder.embed([query] + passages)
+    assert vectors.dtype == np.float32 and vectors.shape == (5, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    scores = vectors[1:] @ vectors[0]
+    assert int(np.argmax(scores)) == 1
+
+
+def test_batching_does_not_change_vectors_and_long_text_is_cut(embedder):
+    texts = ["short one", "a rather longer sentence about quarterly earnings and revenue", "x " * 3000]
+    together = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    assert np.all((together * alone).sum(axis=1) > 0.9999)  # same vectors up to float rounding
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_generator_file_as_embedder_is_refused(tmp_path):
+    with pytest.raises(ModelError, match="gemma3 is a text generator, not a sentence-embedding model"):
+        load_embedder(str(default_generator_path()))
+
+
+def test_embedder_file_as_generator_is_refused():
+    with pytest.raises(ModelError, match="bert is a sentence-embedding model, not a text generator"):
+        load_generator(str(default_embedder_path()))
+
+
+def test_truncated_model_file_is_a_model_error(tmp_path):
+    source = default_embedder_path()
+    cut = tmp_path / "cut.gguf"
+    with source.open("rb") as handle:
+        cut.write_bytes(handle.read(source.stat().st_size // 2))
+    with pytest.raises(ModelError, match="cut.gguf: llama.cpp cannot load this model"):
+        load_embedder(str(cut))
+
+
+def test_copy_of_the_default_has_the_default_identity(tmp_path, embedder):
+    copy = tmp_path / "my-minilm.gguf"
+    shutil.copyfile(default_embedder_path(), copy)
+    assert load_embedder(str(copy)).name == embedder.name
