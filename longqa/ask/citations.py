@@ -1,0 +1,44 @@
+"""Which passages an answer cites: the [n] markers it wrote, checked against the context."""
+
+from __future__ import annotations
+
+import re
+
+from longqa.ask.context import Passage
+
+_MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*)\]")
+
+
+def cited_numbers(answer: str, count: int) -> list[int]:
+    """Passage numbers cited in `answer` ([2], [1, 3], [2-4]) that exist, in first-cited order."""
+    found: dict[int, None] = {}
+    for match in _MARKER.finditer(answer):
+        for part in re.split(r"\s*[,;]\s*", match.group(1)):
+            if re.search(r"[–-]", part):
+                low, high = (int(x) for x in re.split(r"\s*[–-]\s*", part)[:2])
+                numbers = range(low, min(high, count) + 1) if low <= high else []
+            else:
+                numbers = [int(part)]
+            for n in numbers:
+                if 1 <= n <= count:
+                    found.setdefault(n, None)
+    return list(found)
+
+
+def citation_list(passages: list[Passage], cited: list[int]) -> list[dict]:
+    """Every context passage as a citation, flagged when the answer cited it."""
+    chosen = set(cited)
+    return [{**p.citation(), "cited": p.n in chosen} for p in passages]
+
+
+def source_lines(passages: list[Passage], cited: list[int]) -> list[str]:
+    """What is printed after the answer: the cited passages, or all of them if none was cited."""
+    shown = [p for p in passages if p.n in set(cited)] or passages
+    return [f"[{p.n}] {p.doc} — {_where(p)} — {p.pages}" for p in shown]
+
+
+def _where(passage: Passage) -> str:
+    if passage.section:
+        return passage.section
+    whole = passage.node is not None and passage.node.kind == "document"
+    return "(whole document)" if whole else "(opening text, before the first section)"

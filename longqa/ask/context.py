@@ -1,0 +1,111 @@
+"""The refined context: numbered passages with their document, section path and pages.
+
+A passage is one selected node (a leaf, or a whole section with all its leaves). Passages come in
+document order, documents in the order retrieval ranked them. Numbers [1], [2], ... are the ones
+the answer cites.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from longqa import tokens
+from longqa.ask.refine import Selection
+from longqa.structure.tree import Node, walk
+
+PATH_SEPARATOR = " > "
+
+
+@dataclass
+class Passage:
+    n: int
+    node_id: int
+    doc_id: int
+    doc: str  # document title
+    doc_path: str  # the document's file path
+    section: str  # section titles inside the document, outermost first
+    page_start: int
+    page_end: int
+    score: float
+    text: str
+    tokens: int
+    leaf_ids: list[int] = field(default_factory=list)
+    node: Node | None = field(default=None, repr=False, compare=False)  # the selected node
+
+    @property
+    def pages(self) -> str:
+        return f"p. {self.page_start}" if self.page_start == self.page_end else f"pp. {self.page_start}-{self.page_end}"
+
+    def header(self) -> str:
+        where = f"{self.doc}{PATH_SEPARATOR}{self.section}" if self.section else self.doc
+        return f"[{self.n}] {where} ({self.pages})"
+
+    def citation(self) -> dict:
+        return {"n": self.n, "doc": self.doc, "path": self.doc_path, "section": self.section,
+                "page_start": self.page_start, "page_end": self.page_end, "node_id": self.node_id}
+
+    def as_context(self) -> dict:
+        return {"node_id": self.node_id, "doc": self.doc, "section": self.section,
+                "page_start": self.page_start, "page_end": self.page_end,
+                "score": round(self.score, 4), "text": self.text}
+
+
+def section_of(node: Node, doc_title: str) -> str:
+    """The node's section path inside its document (the document title left out)."""
+    parts = [p for p in node.path.split(PATH_SEPARATOR)] if node.path else []
+    if parts and parts[0] == doc_title:
+        parts = parts[1:]
+    if not node.is_leaf and node.kind != "document" and node.title:
+        parts.append(node.title)
+    return PATH_SEPARATOR.join(p for p in parts if p)
+
+
+def passage_text(node: Node, with_titles: bool = True) -> str:
+    """The node's leaves in order; inside a section, each subsection's title opens its part."""
+    if node.is_leaf:
+        return node.text.strip()
+    parts = []
+    for inner in walk(node):
+        if inner.is_leaf:
+            parts.append(inner.text.strip())
+        elif with_titles and inner is not node and inner.title and any(n.is_leaf for n in walk(inner)):
+            parts.append(inner.title.strip())
+    return "\n\n".join(parts)
+
+
+def build_passages(selection: Selection, documents: dict[int, dict], budget: int) -> list[Passage]:
+    """Passages for the selected nodes, in selection (document) order, fitted to `budget` tokens:
+    subsection titles inside sections are dropped first, then the lowest-scored passages."""
+    passages = []
+    for node in selection.nodes:
+        leaves = [n for n in walk(node) if n.is_leaf]
+        if not leaves:
+            continue
+        doc = documents[node.doc_id]
+        text = passage_text(node)
+        passages.append(
+            Passage(
+                n=0, node_id=node.id, doc_id=node.doc_id, doc=doc["title"], doc_path=doc["path"],
+                section=section_of(node, doc["title"]),
+                page_start=min(leaf.page_start for leaf in leaves),
+                page_end=max(leaf.page_end for leaf in leaves),
+                score=selection.scores[node.id].score if node.id in selection.scores else 0.0,
+                text=text, tokens=tokens.count(text), leaf_ids=[leaf.id for leaf in leaves], node=node,
+            )
+        )
+    if sum(p.tokens for p in passages) > budget:
+        for passage in passages:
+            plain = passage_text(passage.node, with_titles=False)
+            if plain != passage.text:
+                passage.text, passage.tokens = plain, tokens.count(plain)
+    # Joining leaves can shift a token or two; the budget is a promise, so drop until it holds.
+    while passages and sum(p.tokens for p in passages) > budget:
+        passages.remove(min(passages, key=lambda p: p.score))
+    for number, passage in enumerate(passages, start=1):
+        passage.n = number
+    return passages
+
+
+def render(passages: list[Passage]) -> str:
+    """The context block given to the generator (and printed by --context-only)."""
+    return "\n\n".join(f"{p.header()}\n{p.text}" for p in passages)

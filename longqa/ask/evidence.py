@@ -1,0 +1,162 @@
+"""Evidence, two questions: is anything in the store relevant at all (else `ask` exits 4), and
+does the first retrieval already hold the answer (else the organizer widens the context).
+
+Relevant at all, decided from retrieval evidence without the generator:
+- term coverage: the IDF-weighted share of the question's content words that occur in some leaf's
+  text. A question about "tungsten" asked of SEC filings keeps only generic words: low coverage.
+- the best dense cosine between the question and any leaf.
+The store holds nothing relevant when BOTH are low. Either alone is too brittle: a paraphrase can
+miss the rare words yet sit close in embedding space; a question sharing a rare name with the
+store can be far from every leaf in embedding space and still be answerable.
+
+Calibration (all-MiniLM-L6-v2, dev questions of ../shared/evaldata): 68 questions asked of
+stores holding their documents (21 FinanceBench questions of the 23 filings; 47 HotpotQA questions
+of their articles) against 127 asked of a store from another domain (Wikipedia questions of the
+filings, filing questions of the articles). Found = cosine >= 0.42 or coverage >= 0.8 refused none
+of the 68 and let 12 of the 127 through (those get a generated "The documents do not say" at
+best). Without vectors, coverage >= 0.5 alone refused none and let 71 through. The cosine
+threshold belongs to that embedder; another embedder's cosines sit on another scale.
+
+Holds the answer already (OkraLong's "containing"): a rule first, on the IDF-weighted share of
+the question's words (those the store holds at all) found in the top passages: >= 0.8 yes,
+< 0.15 no. In between, the generator's Yes/No probability decides. Neither signal is strong: on
+47 HotpotQA questions the 270M model's p(yes) separated passages holding all gold evidence from
+the rest with AUC 0.66, the word share with AUC 0.74; and on FinanceBench's long, instruction-laden
+questions a share threshold of 0.34 sent most questions to "widen" (1.5x the context, +1-2 s of
+prefill). So the rule only fires on clear cases, and widening stays rare.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from longqa import tokens
+from longqa.ask.prompts import evidence_prompt
+from longqa.models.base import Generator
+from longqa.retrieve.bm25 import matched_terms
+from longqa.retrieve.terms import content_terms
+
+COVERAGE_MIN = 0.8
+COSINE_MIN = 0.42
+COVERAGE_ONLY_MIN = 0.5  # without vectors (BM25 only): weaker, see above
+# Words that say what to do with the documents, not what they are about: "Summarize the emergency
+# procedures" is about emergency procedures even if no document says "summarize".
+META_WORDS = frozenset(
+    "summarize summarise summary summaries overview overall discuss discussed briefly brief mention "
+    "mentioned mentions document documents paper article text passage passages detail details "
+    "detailed main key important information describe described explain explained".split()
+)
+TOP_YES, TOP_NO = 0.8, 0.15  # share in the first passages: rule "holds it" / "misses it"; the model between
+
+
+@dataclass
+class EvidenceCheck:
+    found: bool
+    coverage: float  # IDF-weighted share of the question's content words present in leaf text
+    max_cosine: float | None  # best dense similarity, None when dense retrieval was not used
+    missing: list[str]  # content words no leaf contains
+    weights: dict[str, float] = field(default_factory=dict)  # IDF of the words the store does hold
+
+    def as_dict(self) -> dict:
+        return {"found": self.found, "coverage": round(self.coverage, 4),
+                "max_cosine": None if self.max_cosine is None else round(self.max_cosine, 4),
+                "missing": self.missing}
+
+
+def term_weights(
+    db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None
+) -> dict[str, tuple[float, int]]:
+    """Per content word of the question: (IDF over leaves, leaves containing it, capped at 1000)."""
+    counts = {t: n for t, n in matched_terms(db, question, doc_ids).items() if t not in META_WORDS}
+    total = _leaf_count(db, doc_ids) or 1
+    return {term: (math.log(1 + total / (1 + min(n, total))), n) for term, n in counts.items()}
+
+
+def term_coverage(
+    db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None
+) -> tuple[float, list[str]]:
+    """(IDF-weighted coverage in [0, 1], the content words found nowhere). 0 for no content words."""
+    coverage, missing, _ = _coverage(term_weights(db, question, doc_ids))
+    return coverage, missing
+
+
+def _coverage(weighted: dict[str, tuple[float, int]]) -> tuple[float, list[str], dict[str, float]]:
+    whole = sum(w for w, _ in weighted.values())
+    covered = sum(w for w, n in weighted.values() if n > 0)
+    missing = [term for term, (_, n) in weighted.items() if n == 0]
+    present = {term: w for term, (w, n) in weighted.items() if n > 0}
+    return (covered / whole if whole > 0 else 0.0), missing, present
+
+
+def check(
+    db: sqlite_utils.Database, question: str, max_cosine: float | None, doc_ids: list[int] | None = None,
+    coverage_min: float = COVERAGE_MIN, cosine_min: float = COSINE_MIN,
+) -> EvidenceCheck:
+    coverage, missing, present = _coverage(term_weights(db, question, doc_ids))
+    if not [t for t in content_terms(question) if t not in META_WORDS]:
+        # No topic at all ("Summarize the document.", "What is this about?"): nothing can be
+        # absent, so the question is answered from whatever the retrieval ranks first.
+        found = True
+    elif max_cosine is None:
+        found = coverage >= min(coverage_min, COVERAGE_ONLY_MIN)
+    else:
+        found = coverage >= coverage_min or max_cosine >= cosine_min
+    return EvidenceCheck(found=found, coverage=coverage, max_cosine=max_cosine, missing=missing, weights=present)
+
+
+def _leaf_count(db: sqlite_utils.Database, doc_ids: list[int] | None) -> int:
+    if not doc_ids:
+        return db.execute("SELECT count(*) FROM nodes WHERE kind = 'paragraph'").fetchone()[0]
+    marks = ",".join("?" * len(doc_ids))
+    return db.execute(
+        f"SELECT count(*) FROM nodes WHERE kind = 'paragraph' AND doc_id IN ({marks})", list(doc_ids)
+    ).fetchone()[0]
+
+
+def probe(generator: Generator, question: str, texts: list[str], max_tokens: int) -> float:
+    """p(yes): the generator's belief that these passages (each cut to `max_tokens`) hold the answer.
+
+    This is OkraLong's "containing" label, read from the Yes/No token probabilities.
+    """
+    shown = [tokens.truncate(" ".join(t.split()), max_tokens) for t in texts]
+    probs = generator.label_probs(evidence_prompt(question, shown), [" yes", " no"])
+    return probs[" yes"]
+
+
+def stem(word: str) -> str:
+    """A crude suffix strip so "acquisitions" meets "acquisition" and "raised" meets "raise"."""
+    if len(word) > 5:
+        word = re.sub(r"(?:ies|es|ed|ing|ly)$", "", word)
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word
+
+
+def top_share(question: str, texts: list[str], weights: dict[str, float] | None = None) -> float:
+    """Share of the question's content words found in `texts`, weighted by `weights` (IDF) when
+    given, and then counting only the words the store holds at all: an instruction word such as
+    "decimal" that no document uses says nothing about these passages. 1.0 when nothing counts."""
+    terms = content_terms(question)
+    if weights:
+        terms = [t for t in terms if t in weights]
+    if not terms:
+        return 1.0
+    present = {stem(w) for w in content_terms(" ".join(texts))}
+    weight = (lambda t: weights[t]) if weights else (lambda t: 1.0)
+    whole = sum(weight(t) for t in terms)
+    return sum(weight(t) for t in terms if stem(t) in present) / whole if whole else 1.0
+
+
+def holds_answer(
+    generator: Generator | None, question: str, texts: list[str], max_tokens: int,
+    weights: dict[str, float] | None = None,
+) -> tuple[float, str]:
+    """(evidence in [0, 1], "rule" | "model"): do the first passages already hold the answer?"""
+    share = top_share(question, texts, weights)
+    if share >= TOP_YES or share < TOP_NO or generator is None:
+        return share, "rule"
+    return probe(generator, question, texts, max_tokens), "model"

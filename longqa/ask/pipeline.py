@@ -1,0 +1,137 @@
+"""`ask` end to end: rules → retrieve → relevant? → analyse → expand → refine → answer.
+
+The Pipeline is the Python API the CLI and the evaluation harness share:
+
+    pipeline = Pipeline(db, generator, embedder, budget=2000, max_steps=3)
+    refined = pipeline.retrieve_context(question, doc_ids=None)  # Refined: passages, no answer
+    result = pipeline.answer(question)                           # AskResult: answer + citations
+    stream = pipeline.stream(question)                           # iterate pieces; then .result
+
+`refined.found` is False when the store holds nothing relevant (the CLI exits 4); `as_json()`
+on either result gives the `ask --json` document. The switches are the ablations: use_analysis
+(query analysis), use_tree (tree propagation + outline selection versus flat leaves),
+use_expansion (step-wise expansion), retrieval ("hybrid" | "bm25" | "dense").
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterator
+
+import sqlite_utils
+
+from longqa.ask import analyze as analysis_mod
+from longqa.ask import evidence as evidence_mod
+from longqa.ask.answer import answer_settings, fit_passages, stream_answer
+from longqa.ask.citations import cited_numbers
+from longqa.ask.context import build_passages
+from longqa.ask.plan import Planner
+from longqa.ask.result import AnswerStream, AskResult, Refined
+from longqa.models.base import Embedder, Generator
+from longqa.retrieve.hybrid import HybridRetriever
+
+
+class Pipeline:
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        generator: Generator | None = None,
+        embedder: Embedder | None = None,
+        *,
+        budget: int = 2000,
+        max_steps: int = 3,
+        use_analysis: bool = True,
+        use_tree: bool = True,
+        use_expansion: bool = True,
+        retrieval: str = "hybrid",
+        k: int = 20,
+        coverage_min: float = evidence_mod.COVERAGE_MIN,
+        cosine_min: float = evidence_mod.COSINE_MIN,
+    ):
+        if budget < 1:
+            raise ValueError("budget must be at least 1 token")
+        self.db = db
+        self.generator = generator
+        self.budget, self.max_steps = budget, max(0, max_steps)
+        self.use_analysis, self.use_tree, self.use_expansion = use_analysis, use_tree, use_expansion
+        # "Nothing relevant" thresholds; the cosine one is calibrated for all-MiniLM-L6-v2.
+        self.coverage_min, self.cosine_min = coverage_min, cosine_min
+        self.retriever = HybridRetriever(db, embedder if retrieval != "bm25" else None, retrieval, k)
+
+    # -- context only ------------------------------------------------------------------------
+    def retrieve_context(self, question: str, doc_ids: list[int] | None = None) -> Refined:
+        """The refined, cited context for `question` (no answer is generated)."""
+        question = " ".join(question.split())
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        # Rules fix the fusion pattern, so retrieval and the "nothing relevant" decision run
+        # before any model call: a question about something absent never waits for the model.
+        analysis = (analysis_mod.from_rules(question) if self.use_analysis
+                    else analysis_mod.without_model(question))
+        tick = time.perf_counter()
+        first = self.retriever.retrieve(question, analysis.pattern, doc_ids)
+        timings["retrieval"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        found = evidence_mod.check(self.db, question, first.max_cosine, doc_ids, self.coverage_min, self.cosine_min)
+        timings["evidence"] = time.perf_counter() - tick
+        refined = Refined(question, analysis, found, budget=self.budget,
+                          fused={c.node_id: c for c in first.candidates})
+        if self.retriever.dense_note and self.retriever.mode != "bm25":
+            refined.notes.append(f"dense retrieval off: {self.retriever.dense_note}")
+        if not found.found or not first.candidates:
+            refined.timings = {**timings, "context": time.perf_counter() - started}
+            return refined
+        if self.use_analysis and self.generator is not None:
+            analysis_mod.with_model(analysis, question, self.generator)
+        timings["analysis"] = analysis.seconds
+
+        planner = Planner(self, question, analysis, doc_ids, first, refined)
+        selection, documents, budget = planner.run(timings)
+        tick = time.perf_counter()
+        refined.passages = build_passages(selection, documents, budget)
+        refined.budget = budget
+        timings["passages"] = time.perf_counter() - tick
+        timings["context"] = time.perf_counter() - started
+        refined.timings = timings
+        return refined
+
+    # -- answers -----------------------------------------------------------------------------
+    def stream(self, question: str, doc_ids: list[int] | None = None) -> AnswerStream:
+        """Context first (blocking), then an iterator over the answer's pieces as generated."""
+        started = time.perf_counter()
+        refined = self.retrieve_context(question, doc_ids)
+        if not refined.found or self.generator is None:
+            return AnswerStream(refined, iter(()), lambda text: self._finish(refined, None, started, None))
+        long_form, max_tokens = answer_settings(refined.analysis.type, refined.analysis.scope)
+        refined.passages = fit_passages(self.generator, refined.question, refined.passages, long_form, max_tokens)
+        for number, passage in enumerate(refined.passages, start=1):
+            passage.n = number
+        first_token: list[float] = []
+
+        def pieces() -> Iterator[str]:
+            tick = time.perf_counter()
+            for piece in stream_answer(self.generator, refined.question, refined.passages, long_form, max_tokens):
+                if not first_token:
+                    first_token.append(time.perf_counter() - started)
+                    refined.timings["prefill"] = time.perf_counter() - tick
+                yield piece
+            refined.timings["generation"] = time.perf_counter() - tick
+
+        return AnswerStream(refined, pieces(), lambda text: self._finish(refined, text, started, first_token))
+
+    def answer(self, question: str, doc_ids: list[int] | None = None) -> AskResult:
+        """The whole answer at once (same text as `stream`, at temperature 0)."""
+        stream = self.stream(question, doc_ids)
+        for _ in stream:
+            pass
+        assert stream.result is not None
+        return stream.result
+
+    def _finish(self, refined: Refined, text: str | None, started: float, first_token) -> AskResult:
+        if first_token:
+            refined.timings["first_token"] = first_token[0]
+        refined.timings["total"] = time.perf_counter() - started
+        if text is None:
+            return AskResult(refined, None, [])
+        answer = text.strip()
+        return AskResult(refined, answer, cited_numbers(answer, len(refined.passages)))

@@ -1,0 +1,132 @@
+"""Completion-shaped prompts for `ask` (the default generator is a base model, not a chat model).
+
+Each prompt is a document the model continues. Decisions are read from label-token probabilities
+right after a label line ("Scope:"); free text (next queries, sub-questions, answers) is generated
+under a one-line grammar. Static parts come first so the KV cache reuses them between calls.
+"""
+
+from __future__ import annotations
+
+# -- question analysis -------------------------------------------------------------------------
+# One prompt; the model continues "Scope:", then "Type:" on the same prefix.
+ANALYSIS_PREFIX = """Questions asked about long documents, with labels.
+Scope: local when a few sentences answer it, global when it needs a broad part of the document.
+Type: extractive (a stated fact), abstractive (explain or summarise), arithmetic (a calculation), multi-bridge (one fact leads to another), multi-source (facts about several things).
+
+Question: What was the net revenue of Orion Foods in fiscal 2021?
+Scope: local
+Type: extractive
+
+Question: Summarize the main risks the company describes.
+Scope: global
+Type: abstractive
+
+Question: By what percentage did operating costs rise between 2019 and 2020?
+Scope: local
+Type: arithmetic
+
+Question: Who founded the label that released the band's first album?
+Scope: local
+Type: multi-bridge
+
+Question: Which river is longer, the Danube or the Rhine?
+Scope: local
+Type: multi-source
+
+Question: How does the proposed method deal with noisy labels?
+Scope: global
+Type: abstractive
+
+Question: """
+
+SCOPES = ("local", "global")
+TYPES = ("extractive", "abstractive", "arithmetic", "multi-bridge", "multi-source")
+
+
+def analysis_prompt(question: str, scope: str | None = None) -> str:
+    """The analysis prompt up to the next label to read: Scope, then (given the scope) Type."""
+    text = f"{ANALYSIS_PREFIX}{one_line(question)}\nScope:"
+    return text if scope is None else text + f" {scope}\nType:"
+
+
+# -- evidence check ---------------------------------------------------------------------------
+def evidence_prompt(question: str, passages: list[str]) -> str:
+    shown = "\n\n".join(f"Passage {i}: {text}" for i, text in enumerate(passages, start=1))
+    return (
+        "A reader checks whether the passages state the answer to a question.\n\n"
+        f"{shown}\n\nQuestion: {one_line(question)}\n"
+        "Do the passages contain the answer to the question? Answer yes or no:"
+    )
+
+
+# -- global selection over outlines -----------------------------------------------------------
+def outline_prompt(outline_lines: list[str], question: str) -> str:
+    listed = "\n".join(outline_lines)
+    return (
+        "Table of contents of the documents:\n"
+        f"{listed}\n\n"
+        f"Question: {one_line(question)}\n"
+        "The section that answers the question is section"
+    )
+
+
+# -- step-wise reasoning (multi-bridge) -------------------------------------------------------
+BRIDGE_EXAMPLE = (
+    "Context: The 1968 film Cold Harbour was directed by Lena Marsh.\n"
+    "Question: In which city was the director of Cold Harbour born?\n"
+    "Known: Cold Harbour was directed by Lena Marsh.\n"
+    "Next query: Where was Lena Marsh born?\n\n"
+)
+
+
+def bridge_prompt(question: str, context: str) -> str:
+    return (
+        "Answering a question in steps: state what the context already shows, then the next "
+        "question to look up.\n\n"
+        f"{BRIDGE_EXAMPLE}Context: {context}\nQuestion: {one_line(question)}\nKnown:"
+    )
+
+
+# -- query splitting (multi-source) -----------------------------------------------------------
+SPLIT_EXAMPLE = (
+    "Question: Which company had more employees in 2020, Halden Steel or Norvik Mining?\n"
+    "Sub-question 1: How many employees did Halden Steel have in 2020?\n"
+    "Sub-question 2: How many employees did Norvik Mining have in 2020?\n\n"
+)
+
+
+def split_prompt(question: str) -> str:
+    return (
+        "Splitting a question into sub-questions that each need one source.\n\n"
+        f"{SPLIT_EXAMPLE}Question: {one_line(question)}\nSub-question 1:"
+    )
+
+
+# -- the answer -------------------------------------------------------------------------------
+# A base model continues whatever pattern it sees: one worked example (fictional) shows the answer
+# on the "Answer:" line with its citation, and a one-line grammar keeps it there.
+ANSWER_INSTRUCTION = (
+    "Answers to questions about the user's documents. Each answer uses only the numbered passages "
+    "given with its question, cites the passages it uses like [2], and says \"The documents do not "
+    "say.\" when the passages do not contain the answer."
+)
+ANSWER_EXAMPLE = (
+    "Passages:\n"
+    "[1] Orchard Guide > Pruning (p. 3)\n"
+    "Apple trees are pruned in late winter, before the buds open, removing crossing branches first.\n\n"
+    "[2] Orchard Guide > Harvest (p. 9)\n"
+    "Most apple varieties are picked between August and October.\n"
+    "Question: When are apple trees pruned?\n"
+    "Answer: In late winter, before the buds open [1].\n\n"
+)
+ANSWER_GRAMMAR = "root ::= [^\\n]+\n"
+
+
+def answer_prompt(question: str, context: str, long_form: bool = False) -> str:
+    style = "Answer (a few sentences):" if long_form else "Answer:"
+    return f"{ANSWER_INSTRUCTION}\n\n{ANSWER_EXAMPLE}Passages:\n{context}\nQuestion: {one_line(question)}\n{style}"
+
+
+def one_line(text: str) -> str:
+    """User text inside a prompt: whitespace collapsed, so it cannot fake a new label line."""
+    return " ".join(text.split())

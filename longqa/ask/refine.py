@@ -1,0 +1,147 @@
+"""LongRefiner's adaptive refinement: score every node of the candidate trees, then pick nodes
+greedily under a token budget.
+
+- Local score LS: a leaf's fused retrieval score (0 when not retrieved); a parent's LS is the mean
+  of its children's, so a section scores high only when most of it is relevant.
+- Global score GS: 1 (or a soft weight) for sections chosen from the outline; every other node
+  inherits its parent's GS split equally among the parent's children.
+- Score = LS + R_q * GS: the more global the question, the more the outline choice counts.
+- Selection: best score first; a node costs the tokens of its leaves not yet taken; a selected
+  parent brings its children; when all children of a parent are in, the parent is too. The
+  result is in document order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from longqa import tokens
+from longqa.structure.tree import Node, walk
+
+
+MIN_RELATIVE = 0.1
+
+
+@dataclass
+class Scored:
+    node: Node
+    local: float = 0.0
+    global_: float = 0.0
+    score: float = 0.0
+
+
+@dataclass
+class Selection:
+    nodes: list[Node]  # selected top-level nodes (no selected node inside another), document order
+    scores: dict[int, Scored]  # every scored node of the candidate trees, by id
+    used: int  # tokens of the selected leaves' text
+    budget: int
+    leaf_ids: set[int] = field(default_factory=set)
+
+
+def leaf_tokens(node: Node) -> int:
+    """Budget cost of one leaf: its text counted with the project tokenizer (cl100k)."""
+    cached = getattr(node, "_cost", None)
+    if cached is None:
+        cached = tokens.count(node.text)
+        node._cost = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def score_trees(
+    roots: list[Node], leaf_scores: dict[int, float], section_weights: dict[int, float], scope: float
+) -> dict[int, Scored]:
+    """LS, GS and their combination for every node of `roots` (LongRefiner 1.5)."""
+    scored: dict[int, Scored] = {}
+
+    def local(node: Node) -> float:
+        if node.is_leaf or not node.children:
+            value = leaf_scores.get(node.id, 0.0) if node.is_leaf else 0.0
+        else:
+            value = sum(local(child) for child in node.children) / len(node.children)
+        scored[node.id] = Scored(node, local=value)
+        return value
+
+    def global_(node: Node, inherited: float) -> None:
+        own = section_weights.get(node.id, 0.0)
+        value = own + inherited
+        entry = scored[node.id]
+        entry.global_ = value
+        entry.score = entry.local + scope * value
+        if node.children:
+            share = value / len(node.children)
+            for child in node.children:
+                global_(child, share)
+
+    for root in roots:
+        local(root)
+        global_(root, 0.0)
+    return scored
+
+
+def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = MIN_RELATIVE) -> Selection:
+    """Greedy budgeted selection with parent => children and all-children => parent closure.
+
+    Nodes under `min_relative` x the best score are never picked: filling the budget with barely
+    related text only slows the generator's prefill down.
+    """
+    parent_of = {child.id: node for root in roots for node in walk(root) for child in node.children}
+    chosen: set[int] = set()  # nodes inside the selection (selected or covered by a selected parent)
+    taken_leaves: set[int] = set()
+    used = 0
+    floor = max((s.score for s in scored.values()), default=0.0) * min_relative
+    order = sorted(
+        (s for s in scored.values() if s.score > 0 and s.score >= floor),
+        key=lambda s: (-s.score, -s.node.depth, s.node.id),  # ties: the smaller node first
+    )
+    for entry in order:
+        node = entry.node
+        if node.id in chosen or _covered(node, chosen, parent_of):
+            continue
+        new_leaves = [leaf for leaf in walk(node) if leaf.is_leaf and leaf.id not in taken_leaves]
+        if not new_leaves and not node.is_leaf:
+            continue  # an empty section adds nothing to the context
+        cost = sum(leaf_tokens(leaf) for leaf in new_leaves)
+        if used + cost > budget:
+            continue
+        used += cost
+        taken_leaves.update(leaf.id for leaf in new_leaves)
+        chosen.update(n.id for n in walk(node))
+        _close_upward(node, chosen, parent_of)
+    tops = [
+        n for root in roots for n in walk(root)
+        if n.id in chosen and (n.id not in parent_of or parent_of[n.id].id not in chosen)
+    ]
+    return Selection(nodes=tops, scores=scored, used=used, budget=budget, leaf_ids=taken_leaves)
+
+
+def _covered(node: Node, chosen: set[int], parent_of: dict[int, Node]) -> bool:
+    parent = parent_of.get(node.id)
+    while parent is not None:
+        if parent.id in chosen:
+            return True
+        parent = parent_of.get(parent.id)
+    return False
+
+
+def _close_upward(node: Node, chosen: set[int], parent_of: dict[int, Node]) -> None:
+    """All children of a parent selected => the parent is selected (App. A.4), recursively."""
+    parent = parent_of.get(node.id)
+    while parent is not None and all(child.id in chosen for child in parent.children):
+        chosen.add(parent.id)
+        parent = parent_of.get(parent.id)
+
+
+def select_flat(leaves: list[Node], leaf_scores: dict[int, float], budget: int) -> Selection:
+    """The no-tree ablation: best leaves by fused score under the budget, no propagation."""
+    scored = {leaf.id: Scored(leaf, local=leaf_scores.get(leaf.id, 0.0), score=leaf_scores.get(leaf.id, 0.0))
+              for leaf in leaves}
+    used, picked = 0, []
+    for entry in sorted(scored.values(), key=lambda s: (-s.score, s.node.id)):
+        cost = leaf_tokens(entry.node)
+        if entry.score <= 0 or used + cost > budget:
+            continue
+        used += cost
+        picked.append(entry.node)
+    picked.sort(key=lambda n: (n.doc_id or 0, n.ord))
+    return Selection(nodes=picked, scores=scored, used=used, budget=budget, leaf_ids={n.id for n in picked})

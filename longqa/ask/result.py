@@ -1,0 +1,94 @@
+"""What `ask` produces: the refined context (no generation) and the full answer, as JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from longqa.ask.analyze import Analysis
+from longqa.ask.citations import citation_list
+from longqa.ask.context import Passage, render
+from longqa.ask.evidence import EvidenceCheck
+from longqa.retrieve.fusion import Fused
+
+NO_EVIDENCE = "The store has nothing relevant to this question."
+
+
+@dataclass
+class Refined:
+    question: str
+    analysis: Analysis
+    evidence: EvidenceCheck
+    passages: list[Passage] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    budget: int = 0
+    fused: dict[int, Fused] = field(default_factory=dict)  # every retrieved leaf, for --explain
+    notes: list[str] = field(default_factory=list)  # e.g. why dense retrieval was off
+
+    @property
+    def found(self) -> bool:
+        return self.evidence.found and bool(self.passages)
+
+    @property
+    def context_tokens(self) -> int:
+        return sum(p.tokens for p in self.passages)
+
+    @property
+    def context(self) -> str:
+        return render(self.passages)
+
+    def as_json(self, answer: str | None = None, cited: list[int] | None = None) -> dict:
+        analysis = self.analysis.as_dict()
+        analysis["evidence"] = self.analysis.evidence
+        return {
+            "question": self.question,
+            "answer": answer,
+            "citations": citation_list(self.passages, cited or []),
+            "analysis": {**analysis, "relevant": self.evidence.as_dict()},
+            "context": [p.as_context() for p in self.passages],
+            "context_tokens": self.context_tokens,
+            "steps": self.steps,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "found": self.found,
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class AskResult:
+    refined: Refined
+    answer: str | None  # None when the store holds nothing relevant
+    cited: list[int] = field(default_factory=list)
+
+    @property
+    def question(self) -> str:
+        return self.refined.question
+
+    @property
+    def passages(self) -> list[Passage]:
+        return self.refined.passages
+
+    @property
+    def timings(self) -> dict[str, float]:
+        return self.refined.timings
+
+    def as_json(self) -> dict:
+        return self.refined.as_json(self.answer, self.cited)
+
+
+class AnswerStream:
+    """Iterate for the answer's text pieces; `result` is complete once iteration ends."""
+
+    def __init__(self, refined: Refined, pieces: Iterator[str], finish):
+        self.refined = refined
+        self._pieces = pieces
+        self._finish = finish
+        self.result: AskResult | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        collected: list[str] = []
+        for piece in self._pieces:
+            collected.append(piece)
+            yield piece
+        self.result = self._finish("".join(collected))

@@ -1,0 +1,119 @@
+"""`longqa ask QUESTION`: a cited answer streamed from the refined context (exit 4: nothing relevant)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, print_json
+from longqa.cli.ask_output import print_context, print_explain, print_sources
+from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
+from longqa.errors import EXIT_NO_EVIDENCE, EXIT_OK, LongqaError
+from longqa.retrieve.hybrid import MODES
+
+NO_EVIDENCE_MESSAGE = "longqa: nothing in the store is relevant to this question (no answer given)"
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument(..., help="The question; '-' reads it from stdin."),
+    doc: Optional[List[str]] = typer.Option(None, "--doc", help="Only these documents (id, path or name); repeatable."),
+    budget: int = typer.Option(2000, "--budget", min=50, help="Context tokens given to the generator."),
+    max_steps: int = typer.Option(3, "--max-steps", min=0, help="Cap on expansion steps."),
+    context_only: bool = typer.Option(False, "--context-only", help="Print the cited context and stop."),
+    no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
+    explain: bool = typer.Option(False, "--explain", help="Scores, R_q and the path taken, on stderr."),
+    retrieval: str = typer.Option("hybrid", "--retrieval", help="hybrid | bm25 | dense."),
+    no_analysis: bool = typer.Option(False, "--no-analysis", help="Skip query analysis (ablation)."),
+    no_tree: bool = typer.Option(False, "--no-tree", help="Flat leaves, no tree refinement (ablation)."),
+    no_expansion: bool = typer.Option(False, "--no-expansion", help="No step-wise expansion (ablation)."),
+    db: Optional[Path] = DbOption,
+    as_json: bool = JsonOption,
+    model: Optional[str] = ModelOption,
+    embed_model: Optional[str] = EmbedModelOption,
+    llm_url: Optional[str] = LlmUrlOption,
+) -> None:
+    """Answer a question from the stored documents, with numbered citations."""
+    if question == "-":
+        question = sys.stdin.read()
+    if not question.strip():
+        raise typer.BadParameter("the question is empty", param_hint="QUESTION")
+    if retrieval not in MODES:
+        raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
+    from longqa import tokens
+    from longqa.ask.lazy import LazyGenerator, warm_up
+    from longqa.ask.pipeline import Pipeline
+    from longqa.models.resolve import load_embedder, load_generator
+    from longqa.store.documents import resolve
+
+    warm_up(tokens.encoding)  # the budget is counted in cl100k tokens; load the ranks meanwhile
+    store = db_from(db)
+    if store.execute("SELECT count(*) FROM documents").fetchone()[0] == 0:
+        raise LongqaError("the store is empty: add documents with `longqa ingest PATH`")
+    doc_ids = [resolve(store, ref)["id"] for ref in doc] if doc else None
+    model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
+    needs_generator = not (context_only and no_analysis)
+    generator = LazyGenerator(lambda: load_generator(model, llm_url)) if needs_generator else None
+    embedder = load_embedder(embed_model, llm_url) if retrieval != "bm25" else None
+    pipeline = Pipeline(
+        store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
+        use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval,
+    )
+    if context_only:
+        refined = pipeline.retrieve_context(question, doc_ids)
+        _note_load(refined, generator)
+        _report(refined, explain)
+        if as_json:
+            print_json(refined.as_json())
+        elif refined.found:
+            print_context(refined)
+        raise typer.Exit(_exit_code(refined.found))
+
+    stream = pipeline.stream(question, doc_ids)
+    streaming = not (no_stream or as_json)
+    out = sys.stdout
+    if streaming and stream.refined.found:
+        for piece in stream:
+            out.write(piece)
+            out.flush()
+        out.write("\n")
+    else:
+        for _ in stream:
+            pass
+    result = stream.result
+    assert result is not None
+    _note_load(result.refined, generator)
+    _report(result.refined, explain)
+    if as_json:
+        print_json(result.as_json())
+    elif result.refined.found:
+        if not streaming:
+            out.write((result.answer or "") + "\n")
+        print_sources(result)
+    raise typer.Exit(_exit_code(result.refined.found))
+
+
+def _note_load(refined, generator) -> None:
+    """The generator loads at its first use, inside some pipeline stage: say how long it took."""
+    seconds = getattr(generator, "load_seconds", None)
+    if seconds is not None:
+        refined.timings["generator_load"] = seconds
+
+
+def _report(refined, explain: bool) -> None:
+    """--explain on stderr; without it, still one stderr line per degradation (e.g. no vectors)."""
+    if explain:
+        print_explain(refined)
+        return
+    for note in refined.notes:
+        console_err().print(f"longqa: warning: {note}", markup=False, highlight=False)
+
+
+def _exit_code(found: bool) -> int:
+    if not found:
+        console_err().print(NO_EVIDENCE_MESSAGE, markup=False, highlight=False)
+        return EXIT_NO_EVIDENCE
+    return EXIT_OK

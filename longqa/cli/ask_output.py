@@ -1,0 +1,65 @@
+"""How `ask` prints: sources after the answer, the context for --context-only, --explain tables."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.table import Table
+
+from longqa.ask.citations import source_lines
+from longqa.ask.result import AskResult, Refined
+from longqa.cli.app import console_err
+
+
+def print_sources(result: AskResult) -> None:
+    out = sys.stdout
+    out.write("\nSources:\n")
+    for line in source_lines(result.passages, result.cited):
+        out.write(f"  {line}\n")
+    out.flush()
+
+
+def print_context(refined: Refined) -> None:
+    """The numbered passages exactly as the generator would see them, for piping elsewhere."""
+    sys.stdout.write(refined.context + "\n")
+    sys.stdout.flush()
+
+
+def print_explain(refined: Refined) -> None:
+    """Per passage BM25 / dense / fused scores, then the analysis and the steps; all on stderr."""
+    err = console_err()
+    a = refined.analysis
+    evidence = "n/a" if a.evidence is None else f"{a.evidence:.2f}"
+    err.print(
+        f"R_q {a.scope:.2f}  type {a.type} ({a.decided_by.get('type', '?')})  pattern {a.pattern}  "
+        f"evidence p(yes) {evidence}", markup=False, highlight=False,
+    )
+    e = refined.evidence
+    cosine = "n/a" if e.max_cosine is None else f"{e.max_cosine:.2f}"
+    err.print(
+        f"relevant: {'yes' if e.found else 'no'} (term coverage {e.coverage:.2f}, best cosine {cosine}"
+        + (f", missing words: {', '.join(e.missing)}" if e.missing else "") + ")",
+        markup=False, highlight=False,
+    )
+    for note in refined.notes:
+        err.print(f"note: {note}", markup=False, highlight=False)
+    if refined.passages:
+        table = Table(box=None, header_style="bold", title=f"context: {refined.context_tokens} of "
+                      f"{refined.budget} tokens", title_justify="left")
+        for column in ("n", "bm25", "dense", "fused", "score", "tokens", "pages", "section"):
+            table.add_column(column, justify="right" if column not in ("section", "pages") else "left")
+        for p in refined.passages:
+            best = max((refined.fused[i] for i in p.leaf_ids if i in refined.fused),
+                       key=lambda f: f.score, default=None)
+            raw_b = "-" if best is None or best.bm25_raw is None else f"{best.bm25_raw:.2f}"
+            raw_d = "-" if best is None or best.dense_raw is None else f"{best.dense_raw:.2f}"
+            fused = "-" if best is None else f"{best.score:.2f}"
+            table.add_row(str(p.n), raw_b, raw_d, fused, f"{p.score:.2f}", str(p.tokens), p.pages,
+                          f"{p.doc} > {p.section}" if p.section else p.doc)
+        err.print(table)
+    for step in refined.steps:
+        detail = {k: v for k, v in step.items() if k not in ("step", "action", "added")}
+        added = len(step.get("added", []))
+        err.print(f"step {step['step']}: {step['action']} (+{added} leaves) {detail}", markup=False, highlight=False)
+    timings = "  ".join(f"{k} {v:.2f}s" for k, v in refined.timings.items())
+    err.print(f"timings: {timings}", markup=False, highlight=False)

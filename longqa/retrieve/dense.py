@@ -1,0 +1,54 @@
+"""Dense retrieval for `ask`: cosine similarity over the stored leaf vectors (store/vectors.py).
+
+The vector matrix is read once per process by longqa.store.vectors; this module only adapts its
+hits to the retrieval `Hit` type and says when dense search cannot be used with this embedder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sqlite_utils
+
+from longqa.retrieve.bm25 import Hit
+from longqa.store.vectors import load_vectors, stale_message
+
+
+def search(
+    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int = 20, doc_ids: list[int] | None = None
+) -> list[Hit]:
+    """The `k` leaves most similar to `query_vector` among those embedded by `model`, best first."""
+    return search_scopes(db, query_vector, model, k, [doc_ids])[0]
+
+
+def search_scopes(
+    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int, scopes: list[list[int] | None]
+) -> list[list[Hit]]:
+    """Top `k` per scope (None = every document) from ONE pass over the matrix: at 100,000 leaves
+    the matrix-vector product is the cost, and the scopes only differ in which rows compete."""
+    matrix = load_vectors(db, model)
+    if not len(matrix) or k <= 0:
+        return [[] for _ in scopes]
+    node_ids, scores = matrix.scores(query_vector)
+    results = []
+    for scope in scopes:
+        if scope is None:
+            rows = np.arange(len(scores))
+        else:
+            rows = np.flatnonzero(np.isin(matrix.doc_ids, np.asarray(scope, dtype=np.int64)))
+        if not len(rows):
+            results.append([])
+            continue
+        top = rows[np.argpartition(-scores[rows], min(k, len(rows)) - 1)[:k]] if len(rows) > k else rows
+        top = top[np.lexsort((node_ids[top], -scores[top]))]
+        results.append([Hit(int(node_ids[i]), float(scores[i])) for i in top])
+    return results
+
+
+def unavailable_reason(db: sqlite_utils.Database, model: str) -> str | None:
+    """Why dense search would be blind here (no vectors, or another embedder's), else None."""
+    stale = stale_message(db, model)
+    if stale:
+        return stale
+    if not len(load_vectors(db, model)):
+        return "the store has no vectors (documents were ingested without an embedder)"
+    return None

@@ -1,0 +1,129 @@
+"""Hybrid retrieval over leaves: BM25 (FTS5) + dense cosine, fused, with a document-name signal.
+
+1. BM25 top-k and dense top-k over the whole store (or the --doc documents).
+2. When the question names some documents (docnames.py) and they are not all of them, both
+   retrievers run once more restricted to those documents, so a big shelf cannot crowd the named
+   filing out of the top k. BM25 statistics are global, so restricted and global scores compare.
+3. Fusion (fusion.py): min-max per retriever, weights by pattern, 0.1 x best cutoff; then leaves
+   of documents the question does not name are down-weighted by 1 / (1 + NAME_BOOST).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import sqlite_utils
+
+from longqa.retrieve import bm25, dense
+from longqa.retrieve.bm25 import Hit
+from longqa.retrieve.docnames import name_scores
+from longqa.retrieve.fusion import RELATIVE_CUTOFF, Fused, fuse
+
+MODES = ("hybrid", "bm25", "dense")
+NAMED_DOC_MIN = 0.75  # a document is "named" when its name-match is at least this x the best
+NAME_BOOST = 3.0
+
+
+@dataclass
+class Retrieval:
+    query: str
+    candidates: list[Fused]  # best first, after the cutoff
+    bm25_hits: list[Hit] = field(default_factory=list)
+    dense_hits: list[Hit] = field(default_factory=list)
+    named_docs: dict[int, float] = field(default_factory=dict)
+    doc_of: dict[int, int] = field(default_factory=dict)  # leaf id -> document id
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def max_cosine(self) -> float | None:
+        return max((h.score for h in self.dense_hits), default=None)
+
+    def scores(self) -> dict[int, float]:
+        return {c.node_id: c.score for c in self.candidates}
+
+
+@dataclass
+class HybridRetriever:
+    db: sqlite_utils.Database
+    embedder: object | None = None  # longqa.models.base.Embedder
+    mode: str = "hybrid"
+    k: int = 20
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"retrieval mode must be one of {', '.join(MODES)}")
+        self.dense_note = None
+        if self.mode != "bm25":
+            if self.embedder is None:
+                self.dense_note = "no embedder"
+            else:
+                self.dense_note = dense.unavailable_reason(self.db, self.embedder.name)
+
+    @property
+    def uses_dense(self) -> bool:
+        return self.mode != "bm25" and self.dense_note is None
+
+    def embed(self, text: str) -> np.ndarray:
+        return self.embedder.embed([text])[0]
+
+    def retrieve(
+        self, query: str, pattern: str = "both", doc_ids: list[int] | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> Retrieval:
+        seconds: dict[str, float] = {}
+        started = time.perf_counter()
+        named = name_scores(self.db, query, doc_ids)
+        named_ids = [d for d, s in named.items() if s >= NAMED_DOC_MIN]
+        narrow = named_ids if named_ids and len(named_ids) < _doc_count(self.db, doc_ids) else None
+
+        bm25_hits: list[Hit] = []
+        if self.mode != "dense":
+            bm25_hits = bm25.search(self.db, query, self.k, doc_ids)
+            if narrow:
+                bm25_hits = _union(bm25_hits, bm25.search(self.db, query, self.k, narrow))
+        seconds["bm25"] = time.perf_counter() - started
+
+        dense_hits: list[Hit] = []
+        if self.uses_dense:
+            tick = time.perf_counter()
+            vector = self.embed(query) if query_vector is None else query_vector
+            seconds["embed"] = time.perf_counter() - tick
+            tick = time.perf_counter()
+            scopes = [doc_ids, narrow] if narrow else [doc_ids]
+            found = dense.search_scopes(self.db, vector, self.embedder.name, self.k, scopes)
+            dense_hits = _union(found[0], found[1]) if narrow else found[0]
+            seconds["dense"] = time.perf_counter() - tick
+
+        candidates = fuse(bm25_hits, dense_hits, pattern, cutoff=0.0)
+        doc_of = _documents_of(self.db, [c.node_id for c in candidates])
+        if named:
+            for c in candidates:
+                prior = named.get(doc_of.get(c.node_id, -1), 0.0)
+                c.score *= (1 + NAME_BOOST * prior) / (1 + NAME_BOOST)
+            candidates.sort(key=lambda c: (-c.score, c.node_id))
+        if candidates:
+            best = candidates[0].score
+            candidates = [c for c in candidates if c.score >= RELATIVE_CUTOFF * best and c.score > 0]
+        seconds["total"] = time.perf_counter() - started
+        return Retrieval(query, candidates, bm25_hits, dense_hits, named, doc_of, seconds)
+
+
+def _union(first: list[Hit], second: list[Hit]) -> list[Hit]:
+    seen = {h.node_id for h in first}
+    merged = first + [h for h in second if h.node_id not in seen]
+    return sorted(merged, key=lambda h: (-h.score, h.node_id))
+
+
+def _doc_count(db: sqlite_utils.Database, doc_ids: list[int] | None) -> int:
+    if doc_ids:
+        return len(set(doc_ids))
+    return db.execute("SELECT count(*) FROM documents").fetchone()[0]
+
+
+def _documents_of(db: sqlite_utils.Database, node_ids: list[int]) -> dict[int, int]:
+    if not node_ids:
+        return {}
+    marks = ",".join("?" * len(node_ids))
+    return dict(db.execute(f"SELECT id, doc_id FROM nodes WHERE id IN ({marks})", node_ids).fetchall())

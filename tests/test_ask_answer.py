@@ -1,0 +1,58 @@
+"""Answer-side helpers: citation markers, the repetition guard, and the evidence rules."""
+
+import pytest
+
+from longqa.ask.answer import AnswerGuard
+from longqa.ask.citations import cited_numbers
+from longqa.ask.evidence import check, holds_answer, top_share
+from tests.ask_support import FakeGenerator, build_store, reactor_handbook
+
+
+def guarded(text: str, size: int = 3, sentences: int = 0) -> str:
+    guard, out = AnswerGuard(sentences), ""
+    for i in range(0, len(text), size):
+        out += guard.feed(text[i:i + size])
+        if guard.stopped:
+            return out
+    return out + guard.flush()
+
+
+def test_cited_numbers():
+    assert cited_numbers("See [2] and [1, 3]; also [2-4] and [9].", 4) == [2, 1, 3, 4]
+    assert cited_numbers("no markers here", 3) == []
+    assert cited_numbers("[0] [12]", 5) == []
+
+
+def test_repeat_guard_stops_loops_and_keeps_plain_answers():
+    loop = "The pumps run for 10 hours, then stop. The pumps run for 10 hours, then stop. The pumps"
+    assert guarded(loop) == "The pumps run for 10 hours, then stop."
+    assert guarded(" About 52 hours with both generators [2]. One lasts 4 days [2].") == \
+        "About 52 hours with both generators [2]. One lasts 4 days [2]."
+    assert guarded("Yes. Yes. Yes.") == "Yes."
+    assert guarded("In late winter [1].", size=50) == "In late winter [1]."
+    assert guarded("It grew 4.5 percent [2]. Then it fell. Then it rose.", sentences=2) == "It grew 4.5 percent [2]. Then it fell."
+
+
+def test_top_share_and_the_rule_band():
+    texts = ["The coolant loop moves borated water.", "Fuel is replaced every 18 months."]
+    # "moves" meets "move" through a crude stem; words the store lacks ("pressure") do not count
+    assert top_share("How much water does the coolant loop move?", texts) == 1.0
+    assert top_share("coolant pressure", texts) == pytest.approx(1 / 2)
+    assert top_share("coolant pressure", texts, {"coolant": 2.0}) == 1.0
+    generator = FakeGenerator(choose=lambda prompt, labels: " no")
+    assert holds_answer(generator, "coolant loop water", texts, 100) == (1.0, "rule")
+    assert holds_answer(generator, "tungsten boiling point", texts, 100) == (0.0, "rule")
+    value, source = holds_answer(generator, "coolant loop pressure valve", texts, 100)
+    assert source == "model" and value == pytest.approx(0.2)
+    assert generator.calls and "Answer yes or no:" in generator.calls[-1][1]
+
+
+def test_relevance_needs_words_or_closeness(tmp_path, db_path):
+    db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
+    assert check(db, "emergency diesel generators", 0.1).found  # every word is in the store
+    assert not check(db, "tungsten boiling point", 0.1).found
+    assert check(db, "tungsten boiling point", 0.5).found  # close in embedding space
+    assert not check(db, "tungsten boiling point", None).found
+    assert check(db, "emergency diesel generators tungsten", None).found  # no vectors: half suffices
+    assert check(db, "Summarize the document.", 0.1).found  # no topic words: nothing can be absent
+    assert check(db, "Summarize the emergency work.", 0.1).found  # "summarize" is not a topic

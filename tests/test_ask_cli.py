@@ -1,0 +1,90 @@
+"""`longqa ask` through the real entry point (in-process, fake models): output channels, exit
+codes, stdin, JSON contract, and that streamed, --no-stream and --json answers agree."""
+
+import io
+import json
+import sys
+
+import pytest
+
+import longqa.models.resolve as resolve
+from longqa.cli import main
+from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, reactor_handbook
+
+QUESTION = "How fast do the emergency diesel generators start after a grid loss?"
+
+
+@pytest.fixture
+def store(tmp_path, db_path, monkeypatch):
+    build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
+    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())
+    monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
+    return db_path
+
+
+def longqa(monkeypatch, capsys, *args, stdin: str | None = None):
+    monkeypatch.setattr(sys, "argv", ["longqa", *map(str, args)])
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    with pytest.raises(SystemExit) as exited:
+        main()
+    captured = capsys.readouterr()
+    return exited.value.code, captured.out, captured.err
+
+
+def test_streamed_no_stream_and_json_answers_agree(store, monkeypatch, capsys):
+    code, streamed, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--budget", "400", "-d", store)
+    assert code == 0
+    code, whole, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--budget", "400", "--no-stream", "-d", store)
+    assert code == 0 and whole == streamed
+    code, out, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--budget", "400", "--json", "-d", store)
+    data = json.loads(out)
+    answer, sources = streamed.split("\nSources:\n")
+    assert answer.strip() == data["answer"]
+    assert "[1] Harbor Point Reactor Handbook — Emergency Procedures" in sources
+    assert data["citations"][0]["page_start"] == 1
+
+
+def test_absent_topic_exits_4_and_says_so(store, monkeypatch, capsys):
+    code, out, err = longqa(monkeypatch, capsys, "ask", "What is the boiling point of tungsten?", "-d", store)
+    assert code == 4 and out == ""
+    assert "nothing in the store is relevant" in err
+    code, out, err = longqa(monkeypatch, capsys, "ask", "What is the boiling point of tungsten?", "--json", "-d", store)
+    data = json.loads(out)
+    assert code == 4 and data["answer"] is None and data["context"] == [] and data["found"] is False
+
+
+def test_question_from_stdin_and_explain_on_stderr(store, monkeypatch, capsys):
+    code, out, err = longqa(monkeypatch, capsys, "ask", "-", "--json", "--explain", "-d", store, stdin=QUESTION + "\n")
+    data = json.loads(out)  # stdout holds the JSON document and nothing else
+    assert code == 0 and data["question"] == QUESTION
+    assert "R_q" in err and "bm25" in err and "timings" in err
+
+
+def test_context_only_prints_cited_passages(store, monkeypatch, capsys):
+    code, out, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--context-only", "--budget", "300", "-d", store)
+    assert code == 0 and out.startswith("[1] Harbor Point Reactor Handbook > ")
+    assert "10 seconds" in out
+    code, out, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--context-only", "--json", "-d", store)
+    data = json.loads(out)
+    assert data["answer"] is None and data["context"] and data["context_tokens"] <= 2000
+
+
+def test_bad_inputs_are_one_line_errors(store, monkeypatch, capsys, tmp_path):
+    code, _, err = longqa(monkeypatch, capsys, "ask", QUESTION, "--doc", "nope.pdf", "-d", store)
+    assert code == 1 and "nope.pdf" in err and "Traceback" not in err
+    code, _, err = longqa(monkeypatch, capsys, "ask", QUESTION, "-d", tmp_path / "empty.db")
+    assert code == 1 and "empty" in err
+    code, _, err = longqa(monkeypatch, capsys, "ask", "   ", "-d", store)
+    assert code == 2
+    code, out, err = longqa(monkeypatch, capsys, "ask", 'NEAR("emergency diesel" AND (generators* -start)', "--json", "-d", store)
+    assert code == 0 and json.loads(out)["context"] and "Traceback" not in err
+
+
+def test_absent_topic_never_loads_the_generator(store, monkeypatch, capsys):
+    loads = []
+    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: loads.append(1) or FakeGenerator())
+    code, _, _ = longqa(monkeypatch, capsys, "ask", "What is the boiling point of tungsten?", "-d", store)
+    assert code == 4 and loads == []
+    code, _, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "-d", store)
+    assert code == 0 and loads == [1]

@@ -1,0 +1,197 @@
+"""The ask pipeline's control flow with fake models on real stores: analysis, evidence, expansion
+steps and their caps, ablation switches, and that streamed and whole answers agree."""
+
+import pytest
+
+from longqa.ask.analyze import analyze, from_rules
+from longqa.ask.queries import is_new, rule_split
+from longqa.ask.rules import information_pattern, question_type
+from tests.ask_support import FakeGenerator, build_store, make_pipeline, reactor_handbook
+
+
+@pytest.fixture
+def handbook_db(tmp_path, db_path):
+    return build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
+
+
+def favour(**wanted):
+    """A FakeGenerator `choose` that favours a label when the prompt ends with a given cue."""
+    def choose(prompt, labels):
+        for cue, label in wanted.items():
+            if prompt.rstrip().endswith(cue.replace("_", " ")) and label in labels:
+                return label
+        return None
+    return choose
+
+
+def test_rules_for_types_and_patterns():
+    assert question_type("What was the percentage change in revenue from 2019 to 2020?") == "arithmetic"
+    assert question_type("What drove the increase in inventories?") == "abstractive"
+    assert question_type("Which magazine started first, Arthur's Magazine or First for Women?") == "multi-source"
+    assert question_type("Who is the spouse of the director of Jump for Glory?") == "multi-bridge"
+    assert question_type("Where is the capital?") is None
+    assert information_pattern('What does "MX-500" mean?') == "exact"
+    assert information_pattern("how do pumps work") is None
+
+
+def test_scope_comes_from_label_probabilities(handbook_db):
+    generator = FakeGenerator(choose=favour(**{"Scope:": " global"}))
+    analysis = analyze("where is the pump room", generator)
+    assert analysis.scope == pytest.approx(0.8)  # p_G / (p_G + p_L) with the fake's 0.8 / 0.2
+    assert analysis.decided_by == {"scope": "model", "type": "model", "pattern": "rule"}
+    summary = analyze("Summarize the handbook", FakeGenerator(choose=favour(**{"Scope:": " local"})))
+    assert summary.scope == 0.9 and summary.decided_by["scope"] == "rule"  # the rule overrides
+    assert summary.type == "abstractive" and summary.pattern == "semantic"
+
+
+def test_absent_topic_is_refused_without_any_model_call(handbook_db):
+    generator = FakeGenerator()
+    result = make_pipeline(handbook_db, generator).answer("What is the boiling point of tungsten?")
+    assert result.answer is None and not result.refined.found
+    assert result.refined.evidence.missing == ["boiling", "point", "tungsten"]
+    assert generator.calls == []
+    data = result.as_json()
+    assert data["context"] == [] and data["citations"] == [] and data["answer"] is None
+
+
+def test_answer_json_contract_and_citations(handbook_db):
+    result = make_pipeline(handbook_db, FakeGenerator(), budget=400).answer(
+        "How fast do the emergency diesel generators start after a grid loss?")
+    data = result.as_json()
+    assert set(data) >= {"question", "answer", "citations", "analysis", "context", "context_tokens", "steps", "timings"}
+    assert set(data["analysis"]) >= {"scope", "type", "pattern", "evidence"}
+    for citation in data["citations"]:
+        assert set(citation) >= {"n", "doc", "path", "section", "page_start", "page_end", "node_id"}
+    for item in data["context"]:
+        assert set(item) == {"node_id", "doc", "section", "page_start", "page_end", "score", "text"}
+    assert data["context_tokens"] <= 400
+    assert any("10 seconds" in item["text"] for item in data["context"])
+    assert data["answer"].endswith("[1]") and result.cited == [1]
+    assert data["citations"][0]["cited"] is True
+    assert all(c["section"].startswith("Emergency Procedures") for c in data["citations"][:1])
+
+
+def test_stream_and_answer_agree(handbook_db):
+    pipeline = make_pipeline(handbook_db, FakeGenerator(), budget=300)
+    question = "How many hours of simulator training does each operator complete?"
+    stream = pipeline.stream(question)
+    pieces = list(stream)
+    assert len(pieces) > 1
+    whole = pipeline.answer(question)
+    assert "".join(pieces).strip() == whole.answer == stream.result.answer
+
+
+def test_multi_source_splits_into_sub_questions(handbook_db):
+    assert rule_split("Which is older, the Cooling System or the Fuel Handling?") == [
+        "Which is older, Cooling System?", "Which is older, Fuel Handling?"]
+    pipeline = make_pipeline(handbook_db, FakeGenerator(), budget=600)
+    refined = pipeline.retrieve_context("Compare the Cooling System and the Staff Training rules")
+    splits = [s for s in refined.steps if s["action"] == "split"]
+    assert [s["query"] for s in splits] == ["Compare Cooling System rules", "Compare Staff Training rules"]
+    sections = {p.section.split(" > ")[0] for p in refined.passages}
+    assert {"Cooling System", "Staff Training"} <= sections
+
+
+def test_multi_bridge_steps_are_capped_and_deduplicated(handbook_db):
+    question = "Who trains the operators that handle the fuel assemblies?"
+    generator = FakeGenerator(next_queries=["How many hours do operators train?", "How often is fuel replaced?",
+                                            "What starts the diesel generators?", "Another query about coolant?"])
+    refined = make_pipeline(handbook_db, generator, max_steps=2).retrieve_context(question)
+    bridges = [s for s in refined.steps if s["action"] == "bridge"]
+    assert [s["query"] for s in bridges] == ["How many hours do operators train?", "How often is fuel replaced?"]
+    repeat = FakeGenerator(next_queries=["Who trains the operators that handle the fuel assemblies?"])
+    refined = make_pipeline(handbook_db, repeat).retrieve_context(question)
+    assert [s["action"] for s in refined.steps if s["action"].startswith("bridge")] == ["bridge-stop"]
+    assert not is_new("who TRAINS operators handle fuel assemblies", [question])
+
+
+def test_arithmetic_extends_to_neighbours(handbook_db):
+    refined = make_pipeline(handbook_db, FakeGenerator()).retrieve_context(
+        "What is the total flow of the primary coolant loop in litres per minute?")
+    steps = [s for s in refined.steps if s["action"] == "neighbours"]
+    assert len(steps) == 1 and steps[0]["added"]
+
+
+def test_missing_evidence_widens_the_budget(handbook_db):
+    # half of the (store-known) words in the first passages: the rule cannot tell, the model decides
+    question = "How often is coolant fuel training planned?"
+    doubtful = FakeGenerator(choose=favour(**{"Answer yes or no:": " no"}))
+    refined = make_pipeline(handbook_db, doubtful, budget=300).retrieve_context(question)
+    assert refined.analysis.evidence == pytest.approx(0.2)
+    assert refined.analysis.decided_by["evidence"] == "model"
+    widen = [s for s in refined.steps if s["action"] == "widen"]
+    assert widen and widen[0]["budget"] == 450 and refined.budget == 450
+    assert refined.context_tokens <= 450
+    sure = FakeGenerator(choose=favour(**{"Answer yes or no:": " yes"}))
+    refined = make_pipeline(handbook_db, sure, budget=300).retrieve_context(question)
+    assert not [s for s in refined.steps if s["action"] == "widen"] and refined.budget == 300
+    # every store-known word already in the first passages: the rule says yes, no model call
+    generator = FakeGenerator(choose=favour(**{"Answer yes or no:": " no"}))
+    refined = make_pipeline(handbook_db, generator, budget=300).retrieve_context(
+        "How fast do the emergency diesel generators start?")
+    assert refined.analysis.decided_by["evidence"] == "rule" and refined.analysis.evidence >= 0.8
+    assert not any("Answer yes or no:" in prompt for _, prompt in generator.calls)
+
+
+def test_max_steps_zero_means_no_expansion(handbook_db):
+    generator = FakeGenerator(next_queries=["How many hours do operators train?"])
+    refined = make_pipeline(handbook_db, generator, max_steps=0).retrieve_context(
+        "Who trains the operators that handle the fuel assemblies?")
+    assert [s["action"] for s in refined.steps] == ["outline"]
+
+
+def test_ablation_switches(handbook_db):
+    question = "How fast do the emergency diesel generators start?"
+    generator = FakeGenerator()
+    refined = make_pipeline(handbook_db, generator, use_analysis=False).retrieve_context(question)
+    assert refined.analysis.decided_by["scope"] == "default" and refined.analysis.evidence is None
+    # the only model call left is the outline choice, which belongs to the tree refinement
+    assert [p.rsplit("\n", 1)[-1] for _, p in generator.calls] == ["The section that answers the question is section"] * 2
+    flat = make_pipeline(handbook_db, FakeGenerator(), use_tree=False).retrieve_context(question)
+    assert all(s["action"] != "outline" for s in flat.steps)
+    assert all(len(p.leaf_ids) == 1 for p in flat.passages)
+    for mode in ("bm25", "dense"):
+        only = make_pipeline(handbook_db, FakeGenerator(), retrieval=mode).retrieve_context(question)
+        assert only.passages and all((f.dense_raw is None) == (mode == "bm25") for f in only.fused.values())
+    plain = make_pipeline(handbook_db, FakeGenerator(), use_expansion=False).retrieve_context(
+        "What is the total flow of the coolant loop?")
+    assert [s["action"] for s in plain.steps] == ["outline"]
+
+
+def test_doc_filter_and_budget(tmp_path, db_path):
+    db = build_store(db_path, {
+        "handbook.md": reactor_handbook(),
+        "other.md": "# Other Plant\n\n## Cooling\n\nThe other plant's coolant loop moves 90 litres per minute.\n",
+    }, tmp_path)
+    other = db.execute("SELECT id FROM documents WHERE title = 'Other Plant'").fetchone()[0]
+    refined = make_pipeline(db, FakeGenerator(), budget=120).retrieve_context(
+        "How many litres per minute does the coolant loop move?", doc_ids=[other])
+    assert {p.doc_id for p in refined.passages} == {other}
+    for budget in (60, 200, 700):
+        refined = make_pipeline(db, FakeGenerator(), budget=budget).retrieve_context(
+            "How many litres per minute does the primary coolant loop move?")
+        assert 0 < refined.context_tokens <= budget
+        assert [p.n for p in refined.passages] == list(range(1, len(refined.passages) + 1))
+
+
+def test_outline_choice_reads_letter_probabilities(handbook_db):
+    from longqa.ask import outline
+    from longqa.store.nodes import load_tree
+
+    root = load_tree(handbook_db, 1)
+    sections = [n for n in root.children if n.children]
+    titles = {1: "Harbor Point Reactor Handbook"}
+
+    def pick_b(prompt, labels):  # favours " B" for the real question, not for the neutral one
+        return " B" if "Question: N/A" not in prompt and " B" in labels else None
+
+    choice = outline.choose_sections(FakeGenerator(choose=pick_b), "fuel outage?", sections, titles)
+    letter_b = [sid for letter, sid, _ in choice.shown if letter == "B"][0]
+    n = len(choice.shown)
+    assert list(choice.weights) == [letter_b]
+    assert choice.weights[letter_b] == pytest.approx((0.8 * n - 1) / (n - 1))
+    flat = outline.choose_sections(FakeGenerator(), "fuel outage?", sections, titles)
+    assert flat.weights == {}  # a uniform guess moves no scores
+    biased = outline.choose_sections(FakeGenerator(choose=lambda p, labels: " B" if " B" in labels else None),
+                                     "fuel outage?", sections, titles)
+    assert biased.weights == {}  # favouring B whatever the question is position bias, divided out

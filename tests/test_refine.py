@@ -1,0 +1,110 @@
+"""Tree refinement: LS/GS propagation, budgeted greedy selection, closure rules, passages."""
+
+import pytest
+
+from longqa import tokens
+from longqa.ask.context import build_passages, render
+from longqa.ask.refine import leaf_tokens, score_trees, select, select_flat
+from longqa.store.nodes import load_tree
+from longqa.structure.tree import Node, walk
+from tests.ask_support import build_store
+
+
+def make_tree() -> Node:
+    """doc(1) → A(2)[a1(3) a2(4) a3(5)], B(6)[B1(7)[b1(8) b2(9)], b3(10)] with distinct texts."""
+    def leaf(i, words):
+        return Node(kind="paragraph", text=" ".join(f"w{i}x{j}" for j in range(words)), id=i, doc_id=1)
+
+    a = Node(kind="section", title="Alpha", id=2, doc_id=1, children=[leaf(3, 20), leaf(4, 30), leaf(5, 25)])
+    b1 = Node(kind="subsection", title="Beta One", id=7, doc_id=1, children=[leaf(8, 15), leaf(9, 40)])
+    b = Node(kind="section", title="Beta", id=6, doc_id=1, children=[b1, leaf(10, 35)])
+    root = Node(kind="document", title="Doc", id=1, doc_id=1, children=[a, b])
+    for order, node in enumerate(walk(root)):
+        node.ord = order
+    a.path, b.path, b1.path = "Doc", "Doc", "Doc > Beta"
+    for leaf_node in a.children:
+        leaf_node.path = "Doc > Alpha"
+    b1.children[0].path = b1.children[1].path = "Doc > Beta > Beta One"
+    b.children[1].path = "Doc > Beta"
+    return root
+
+
+def ids(nodes):
+    return [n.id for n in nodes]
+
+
+def test_local_score_is_mean_of_children_and_global_is_split():
+    root = make_tree()
+    scored = score_trees([root], {3: 0.9, 4: 0.3, 8: 0.6}, {6: 1.0}, scope=0.5)
+    assert scored[2].local == pytest.approx((0.9 + 0.3 + 0.0) / 3)
+    assert scored[7].local == pytest.approx(0.3)
+    assert scored[6].local == pytest.approx((0.3 + 0.0) / 2)
+    assert scored[1].local == pytest.approx((scored[2].local + scored[6].local) / 2)
+    assert scored[6].global_ == 1.0 and scored[7].global_ == 0.5 and scored[10].global_ == 0.5
+    assert scored[8].global_ == 0.25 and scored[3].global_ == 0.0
+    assert scored[8].score == pytest.approx(0.6 + 0.5 * 0.25)
+
+
+def test_budget_is_respected_exactly():
+    root = make_tree()
+    scores = score_trees([root], {3: 0.9, 4: 0.8, 5: 0.1}, {}, scope=0.0)
+    cost3 = leaf_tokens(root.children[0].children[0])
+    assert select([root], scores, cost3).leaf_ids == {3}
+    assert select([root], scores, cost3 - 1).leaf_ids == set()
+    for budget in (1, 30, 60, 99, 150, 400):
+        selection = select([root], score_trees([root], {3: 0.9, 4: 0.8, 9: 0.5, 10: 0.4}, {}, 0.0), budget)
+        assert selection.used <= budget
+        assert selection.used == sum(leaf_tokens(n) for n in walk(root) if n.id in selection.leaf_ids)
+
+
+def test_selected_parent_brings_all_children():
+    root = make_tree()
+    scores = score_trees([root], {9: 0.2}, {7: 1.0}, scope=1.0)  # the outline chose "Beta One"
+    beta_one = root.children[1].children[0]
+    selection = select([root], scores, sum(leaf_tokens(n) for n in beta_one.children))
+    assert 7 in ids(selection.nodes)
+    assert {8, 9} <= selection.leaf_ids
+
+
+def test_all_children_selected_brings_parent():
+    root = make_tree()
+    scores = score_trees([root], {3: 0.9, 4: 0.8, 5: 0.7}, {}, scope=0.0)
+    budget = sum(leaf_tokens(n) for n in root.children[0].children)
+    selection = select([root], scores, budget)
+    assert ids(selection.nodes) == [2]  # the section, not its three leaves
+    assert selection.leaf_ids == {3, 4, 5}
+
+
+def test_output_in_document_order_not_score_order():
+    root = make_tree()
+    by_id = {n.id: n for n in walk(root)}
+    scores = score_trees([root], {10: 0.9, 3: 0.5}, {}, scope=0.0)
+    selection = select([root], scores, leaf_tokens(by_id[3]) + leaf_tokens(by_id[10]))
+    assert ids(selection.nodes) == [3, 10]  # 10 scored higher and was picked first
+
+
+def test_flat_selection_ignores_the_tree():
+    root = make_tree()
+    leaves = [n for n in walk(root) if n.is_leaf]
+    selection = select_flat(leaves, {3: 0.9, 4: 0.8, 5: 0.7}, 10_000)
+    assert ids(selection.nodes) == [3, 4, 5]
+
+
+def test_passages_carry_section_paths_pages_and_fit_budget(tmp_path, db_path):
+    text = "# Field Guide\n\n## Birds\n\n### Owls\n\n" + "Owls hunt at night over open fields. " * 20 + \
+        "\n\n### Herons\n\n" + "Herons wade in shallow water for fish. " * 20 + \
+        "\n\n## Trees\n\n" + "Oaks grow slowly and live for centuries. " * 20 + "\n"
+    db = build_store(db_path, {"guide.md": text}, tmp_path)
+    root = load_tree(db, 1)
+    leaves = {n.text.split()[0]: n for n in walk(root) if n.is_leaf}
+    documents = {d["id"]: d for d in db.query("SELECT id, title, path FROM documents")}
+    scores = score_trees([root], {leaves["Herons"].id: 0.9, leaves["Oaks"].id: 0.5}, {}, 0.0)
+    budget = leaf_tokens(leaves["Herons"]) + leaf_tokens(leaves["Oaks"])
+    selection = select([root], scores, budget)
+    passages = build_passages(selection, documents, budget)
+    assert [p.section for p in passages] == ["Birds > Herons", "Trees"]
+    assert [p.n for p in passages] == [1, 2]
+    assert all(p.page_start == 1 for p in passages)
+    assert sum(p.tokens for p in passages) <= budget
+    assert passages[0].tokens == tokens.count(passages[0].text)
+    assert render(passages).startswith("[1] Field Guide > Birds > Herons (p. 1)\nHerons wade")
