@@ -14,6 +14,8 @@ from longqa.cli.app import app
 from longqa.cli import ingest as _ingest  # noqa: F401,E402
 from longqa.cli import inspect as _inspect  # noqa: F401,E402
 from longqa.cli import models as _models  # noqa: F401,E402
+from longqa.cli import ask as _ask  # noqa: F401,E402
+from longqa.cli import eval as _eval  # noqa: F401,E402
 
 
 def main() -> None:

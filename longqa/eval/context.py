@@ -1,0 +1,52 @@
+"""What a system hands back for one question: the passages the generator will read, and where
+they came from (document and pages), so recall can be measured without the model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from longqa import tokens
+
+
+@dataclass
+class Passage:
+    text: str
+    doc: str  # resolved path of the source document ("" when unknown)
+    title: str = ""  # document title
+    label: str = ""  # section path inside the document, shown after the title
+    page_start: int | None = None
+    page_end: int | None = None
+    score: float | None = None
+
+    def with_text(self, text: str) -> "Passage":
+        return replace(self, text=text)
+
+
+@dataclass
+class Retrieved:
+    passages: list[Passage]  # given to the generator
+    # Measured for recall instead of `passages` when they differ (full-context: the untruncated
+    # documents, i.e. the ceiling any retrieval could reach).
+    recall_passages: list[Passage] | None = None
+    stages: dict[str, float] = field(default_factory=dict)  # seconds by stage, the system's own timings
+    note: str = ""
+
+    @property
+    def measured(self) -> list[Passage]:
+        return self.passages if self.recall_passages is None else self.recall_passages
+
+    def context_tokens(self) -> int:
+        return sum(tokens.count(p.text) for p in self.passages)
+
+
+class System(Protocol):
+    """A way of building the context for a question under a token budget."""
+
+    name: str
+
+    def prepare(self, workspace) -> None:
+        """Called once per dataset before its questions (ingest, index, load)."""
+
+    def retrieve(self, question, docs: list[str]) -> Retrieved:
+        """Context for `question`, searching only the documents `docs` (resolved paths)."""

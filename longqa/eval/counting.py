@@ -1,0 +1,99 @@
+"""Wrappers that count what a system costs: model calls, generated tokens, embedded texts, seconds.
+
+Every system in a run gets the same wrapped generator and embedder, so the pipeline's internal
+calls (question analysis, expansion steps) are counted exactly like the harness's answer call.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+
+@dataclass
+class Usage:
+    generator_calls: int = 0
+    generated_tokens: int = 0
+    generator_seconds: float = 0.0
+    embed_calls: int = 0
+    embedded_texts: int = 0
+    embed_seconds: float = 0.0
+
+    def since(self, earlier: "Usage") -> "Usage":
+        return Usage(**{k: getattr(self, k) - getattr(earlier, k) for k in self.__dataclass_fields__})
+
+    def copy(self) -> "Usage":
+        return Usage(**self.__dict__)
+
+
+class CountingGenerator:
+    """Delegates to a Generator and records each call."""
+
+    def __init__(self, inner, usage: Usage):
+        self.inner = inner
+        self.usage = usage
+        self.name = inner.name
+        self.n_ctx = inner.n_ctx
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def complete(self, prompt: str, **kwargs) -> str:
+        started = time.perf_counter()
+        try:
+            text = self.inner.complete(prompt, **kwargs)
+        finally:
+            self.usage.generator_calls += 1
+            self.usage.generator_seconds += time.perf_counter() - started
+        self.usage.generated_tokens += self.inner.count_tokens(text) if text else 0
+        return text
+
+    def stream(self, prompt: str, **kwargs) -> Iterator[str]:
+        started = time.perf_counter()
+        pieces: list[str] = []
+        try:
+            for piece in self.inner.stream(prompt, **kwargs):
+                pieces.append(piece)
+                yield piece
+        finally:
+            self.usage.generator_calls += 1
+            self.usage.generator_seconds += time.perf_counter() - started
+            text = "".join(pieces)
+            self.usage.generated_tokens += self.inner.count_tokens(text) if text else 0
+
+    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
+        started = time.perf_counter()
+        try:
+            return self.inner.label_probs(prompt, labels)
+        finally:
+            self.usage.generator_calls += 1
+            self.usage.generated_tokens += 1  # one next-token distribution read
+            self.usage.generator_seconds += time.perf_counter() - started
+
+    def __getattr__(self, name):  # anything else a backend offers (close, metadata, ...)
+        return getattr(self.inner, name)
+
+
+class CountingEmbedder:
+    """Delegates to an Embedder and records each call and the number of texts."""
+
+    def __init__(self, inner, usage: Usage):
+        self.inner = inner
+        self.usage = usage
+        self.name = inner.name
+        self.dim = inner.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        started = time.perf_counter()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            self.usage.embed_calls += 1
+            self.usage.embedded_texts += len(texts)
+            self.usage.embed_seconds += time.perf_counter() - started
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)

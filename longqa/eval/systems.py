@@ -1,0 +1,223 @@
+"""The adapter between the harness and the rest of longqa: model loading and the ask pipeline.
+
+This is the one file to change when the pipeline's or the model loaders' API changes. Everything
+else in longqa.eval sees only `Resources` (lazily loaded, counted models) and `System` objects.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from longqa.errors import LongqaError
+from longqa.eval.baselines import FULL_CONTEXT_CAP, Bm25Chunks, DenseChunks, FullContext, NoContext
+from longqa.eval.context import Passage, Retrieved
+from longqa.eval.counting import CountingEmbedder, CountingGenerator, Usage
+
+# name → keyword arguments of the pipeline (everything else at its defaults)
+LONGQA_VARIANTS: dict[str, dict] = {
+    "longqa": {},
+    "longqa-no-analysis": {"use_analysis": False},
+    "longqa-flat": {"use_tree": False},
+    "longqa-no-expansion": {"use_expansion": False},
+    "longqa-bm25": {"retrieval": "bm25"},
+    "longqa-dense": {"retrieval": "dense"},
+}
+BASELINES = ("bm25-chunks", "dense-chunks", "full-context", "no-context")
+ALL_SYSTEMS = tuple(LONGQA_VARIANTS) + BASELINES
+DEFAULT_SYSTEMS = ("longqa", "bm25-chunks", "dense-chunks", "full-context", "no-context")
+
+
+def _call_with_supported(func, **kwargs):
+    """Call `func` with the keyword arguments it declares (the loaders' signatures may grow)."""
+    params = inspect.signature(func).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return func(**kwargs)
+    return func(**{k: v for k, v in kwargs.items() if k in params})
+
+
+@dataclass
+class Resources:
+    """Models shared by every system of a run, loaded on first use and wrapped for counting."""
+
+    model: str | None = None
+    embed_model: str | None = None
+    llm_url: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    load_seconds: dict[str, float] = field(default_factory=dict)
+    _generator: CountingGenerator | None = None
+    _embedder: CountingEmbedder | None = None
+
+    @classmethod
+    def of(cls, generator=None, embedder=None) -> "Resources":
+        """Resources around models already loaded (an API caller's, or a test's)."""
+        resources = cls()
+        if generator is not None:
+            resources._generator = CountingGenerator(generator, resources.usage)
+        if embedder is not None:
+            resources._embedder = CountingEmbedder(embedder, resources.usage)
+        return resources
+
+    def generator(self) -> CountingGenerator:
+        if self._generator is None:
+            resolve = importlib.import_module("longqa.models.resolve")
+            started = time.perf_counter()
+            inner = _call_with_supported(resolve.load_generator, model=self.model, llm_url=self.llm_url)
+            self.load_seconds["generator"] = round(time.perf_counter() - started, 3)
+            self._generator = CountingGenerator(inner, self.usage)
+        return self._generator
+
+    def embedder(self) -> CountingEmbedder:
+        if self._embedder is None:
+            resolve = importlib.import_module("longqa.models.resolve")
+            started = time.perf_counter()
+            inner = _call_with_supported(
+                resolve.load_embedder, model=self.embed_model, embed_model=self.embed_model, llm_url=self.llm_url
+            )
+            self.load_seconds["embedder"] = round(time.perf_counter() - started, 3)
+            self._embedder = CountingEmbedder(inner, self.usage)
+        return self._embedder
+
+    def describe(self) -> dict:
+        """Model identities for the report (only those actually loaded)."""
+        info = {"generator": None, "embedder": None, "load_seconds": dict(self.load_seconds)}
+        if self._generator is not None:
+            info["generator"] = {"name": self._generator.name, "n_ctx": self._generator.n_ctx}
+        if self._embedder is not None:
+            info["embedder"] = {"name": self._embedder.name, "dim": self._embedder.dim}
+        return info
+
+
+class LongqaSystem:
+    """longqa's own retrieval (analysis, tree refinement, expansion) through the ask pipeline,
+    stopping before generation: the harness answers from the returned context like any system."""
+
+    needs = {"store"}
+
+    def __init__(self, name: str, resources: Resources, budget: int, max_steps: int, options: dict):
+        self.name = name
+        self.resources = resources
+        self.budget = budget
+        self.max_steps = max_steps
+        self.options = options
+        self.workspace = None
+        self.pipeline = None
+        self._built_at: int | None = None
+
+    def prepare(self, workspace) -> None:
+        self.workspace = workspace
+        self.pipeline, self._built_at = None, None
+
+    def _pipeline(self):
+        """The pipeline over the store as it is now: it reads which vectors exist when built, so
+        it is rebuilt whenever documents were added since (the single protocol adds as it goes)."""
+        if self.pipeline is None or self._built_at != self.workspace.version:
+            pipeline_module = importlib.import_module("longqa.ask.pipeline")
+            self.pipeline = _call_with_supported(
+                pipeline_module.Pipeline,
+                db=self.workspace.store(),
+                generator=self.resources.generator(),
+                embedder=self.resources.embedder(),
+                budget=self.budget,
+                max_steps=self.max_steps,
+                **self.options,
+            )
+            self._built_at = self.workspace.version
+        return self.pipeline
+
+    def retrieve(self, question, docs: list[str]) -> Retrieved:
+        ids = self.workspace.doc_ids(docs)
+        scope = None if self.workspace.is_whole_store(ids) else ids
+        result = self._pipeline().retrieve_context(question.question, doc_ids=scope)
+        return to_retrieved(result, self.workspace)
+
+
+def _get(item, *names, default=None):
+    for name in names:
+        if isinstance(item, dict) and name in item:
+            return item[name]
+        if not isinstance(item, dict) and hasattr(item, name):
+            return getattr(item, name)
+    return default
+
+
+def to_retrieved(result, workspace) -> Retrieved:
+    """Read the pipeline's context (an object or a dict; a list of passages or of nodes) into
+    Passages with their document paths, found through the node ids in the store."""
+    items = result if isinstance(result, list) else _get(result, "passages", "nodes", default=None)
+    if items is None and isinstance(_get(result, "context"), list):  # the JSON form
+        items = _get(result, "context")
+    items = items or []
+    timings = _get(result, "timings", default={}) if not isinstance(result, list) else {}
+    node_ids = [_get(item, "node_id", "id") for item in items]
+    doc_of = workspace.docs_of_nodes([n for n in node_ids if n is not None])
+    passages = []
+    for item, node_id in zip(items, node_ids):
+        node = _get(item, "node")  # the selected node itself, when the passage carries it
+        source = item if _get(item, "text") or node is None else node
+        passages.append(
+            Passage(
+                text=_get(source, "text", default="") or "",
+                doc=_resolved(_get(item, "doc_path", default=None)) or doc_of.get(node_id, ""),
+                title=str(_get(item, "doc", "title", default="") or ""),
+                label=str(_get(item, "label", "section", "path", default="") or ""),
+                page_start=_get(source, "page_start"),
+                page_end=_get(source, "page_end"),
+                score=_get(item, "score"),
+            )
+        )
+    stages = {k: float(v) for k, v in (timings or {}).items() if isinstance(v, (int, float))}
+    notes = list(_get(result, "notes", default=[]) or []) if not isinstance(result, list) else []
+    if not isinstance(result, list) and _get(result, "found") is False:
+        notes.insert(0, "no evidence found")
+    steps = _get(result, "steps", default=None) if not isinstance(result, list) else None
+    if steps:
+        stages["steps"] = float(len(steps))
+    return Retrieved(passages=passages, stages=stages, note="; ".join(notes))
+
+
+def make_ingestor(db, resources: Resources, structure: str, max_leaf_tokens: int):
+    """An Ingestor set up the way `longqa ingest` sets one up: the model structures documents
+    without headings under auto/llm, and the section annotator adds titles/summaries."""
+    from longqa.ingest import Ingestor
+
+    options: dict = {}
+    if structure in ("auto", "llm"):
+        try:
+            from longqa.structure.llm import make_llm_structurer
+
+            options["llm_structurer"] = make_llm_structurer(resources.generator, db, resources.embedder())
+        except ImportError:
+            pass
+    try:
+        from longqa.structure.titles import make_section_annotator
+
+        options["annotate"] = make_section_annotator(resources.generator, db, None)
+    except ImportError:
+        pass
+    params = inspect.signature(Ingestor).parameters
+    options = {k: v for k, v in options.items() if k in params}
+    return Ingestor(db=db, structure=structure, embedder=resources.embedder(), max_leaf_tokens=max_leaf_tokens,
+                    **options)
+
+
+def _resolved(path) -> str:
+    return str(Path(path).resolve()) if path else ""
+
+
+def make_system(name: str, resources: Resources, budget: int, max_steps: int = 3,
+                full_context_cap: int = FULL_CONTEXT_CAP):
+    if name in LONGQA_VARIANTS:
+        return LongqaSystem(name, resources, budget, max_steps, LONGQA_VARIANTS[name])
+    if name == "bm25-chunks":
+        return Bm25Chunks(budget)
+    if name == "dense-chunks":
+        return DenseChunks(budget, resources.embedder)
+    if name == "full-context":
+        return FullContext(full_context_cap)
+    if name == "no-context":
+        return NoContext()
+    raise LongqaError(f"unknown system {name!r} (choose from {', '.join(ALL_SYSTEMS)})")
