@@ -6,8 +6,9 @@ Every expansion is one logged step, and there are at most `max_steps` of them:
 - multi-bridge → state what is known and the next query (grammar-constrained), retrieve, repeat
   while the query is new;
 - arithmetic → neighbouring leaves of the best hits, whole tables;
-- evidence missing (the first retrieval does not show the answer) → a wider budget, neighbours,
-  and the outline's chosen section opened (RDR2's EXPAND).
+- evidence missing (the first retrieval does not show the answer) → wider granularity: neighbours
+  and the outline's chosen section opened (RDR2's EXPAND). `--budget` stays a hard cap on the
+  context, so the widened candidates compete for the same tokens.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from longqa.store.nodes import load_tree
 from longqa.structure.tree import Node, walk
 
 MAX_DOCS = 3  # candidate documents whose trees are refined
-WIDEN_FACTOR = 1.5
 EVIDENCE_MIN = 0.5  # below this the first retrieval is taken not to hold the evidence
 PROBE_PASSAGES, PROBE_TOKENS = 3, 80  # ~300 prompt tokens: the check must stay cheap
 
@@ -112,7 +112,6 @@ class Planner:
             self._retrieve_and_merge("bridge", query, known=known)
 
     def _widen(self, budget: int, roots: list[Node], choice) -> int:
-        wider = int(budget * WIDEN_FACTOR)
         added = expand.neighbours(self.pool, roots)
         opened = None
         if choice and choice.weights:
@@ -126,8 +125,8 @@ class Planner:
                                               choice.weights[section_id]))
                     opened = section_id
                     break
-        self._step("widen", added, budget=wider, opened=opened)
-        return wider
+        self._step("widen", added, budget=budget, opened=opened)
+        return budget
 
     # -- helpers -----------------------------------------------------------------------------
     def _retrieve_and_merge(self, action: str, query: str, **extra) -> None:
