@@ -22,8 +22,8 @@ the question's words (those the store holds at all) found in the top passages: >
 < 0.15 no. In between, the generator's Yes/No probability decides. Neither signal is strong: on
 47 HotpotQA questions the 270M model's p(yes) separated passages holding all gold evidence from
 the rest with AUC 0.66, the word share with AUC 0.74; and on FinanceBench's long, instruction-laden
-questions a share threshold of 0.34 sent most questions to "widen" (1.5x the context, +1-2 s of
-prefill). So the rule only fires on clear cases, and widening stays rare.
+questions a share threshold of 0.34 sent most questions to "widen" (back when widening also grew
+the context by half, +1-2 s of prefill). So the rule only fires on clear cases.
 """
 
 from __future__ import annotations
