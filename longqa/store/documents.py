@@ -10,12 +10,9 @@ import sqlite_utils
 
 from longqa.errors import NotFoundError
 from longqa.store.db import now, transaction
+from longqa.store.nodes import FIELDS
 from longqa.structure.tree import Node, walk
 
-_NODE_COLUMNS = (
-    "id, doc_id, parent_id, kind, title, text, summary, path, ord, depth, "
-    "page_start, page_end, char_start, char_end, tokens"
-)
 
 
 @dataclass
@@ -111,16 +108,13 @@ def _insert_nodes(conn, doc_id: int, root: Node) -> None:
         nonlocal next_id
         node.id, node.parent_id, node.doc_id = next_id, parent_id, doc_id
         next_id += 1
-        rows.append(
-            (node.id, doc_id, parent_id, node.kind, node.title, node.text, node.summary, node.path,
-             node.ord, node.depth, node.page_start, node.page_end, node.char_start, node.char_end,
-             node.tokens)
-        )
+        rows.append(tuple(getattr(node, field) for field in FIELDS))
         for child in node.children:
             visit(child, node.id)
 
     visit(root, None)
-    conn.executemany(f"INSERT INTO nodes ({_NODE_COLUMNS}) VALUES ({','.join('?' * 15)})", rows)
+    columns, marks = ", ".join(FIELDS), ",".join("?" * len(FIELDS))
+    conn.executemany(f"INSERT INTO nodes ({columns}) VALUES ({marks})", rows)
 
 
 def _delete_nodes(conn, doc_id: int) -> None:

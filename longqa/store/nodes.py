@@ -7,15 +7,15 @@ import sqlite_utils
 from longqa.errors import NotFoundError
 from longqa.structure.tree import Node
 
-_FIELDS = (
+FIELDS = (  # the nodes table's columns, in order; Node has a field of each name
     "id", "doc_id", "parent_id", "kind", "title", "text", "summary", "path", "ord", "depth",
     "page_start", "page_end", "char_start", "char_end", "tokens",
 )
-SELECT_NODES = f"SELECT {', '.join(_FIELDS)} FROM nodes"
+SELECT_NODES = f"SELECT {', '.join(FIELDS)} FROM nodes"
 
 
 def to_node(row: dict) -> Node:
-    return Node(**{field: row[field] for field in _FIELDS})
+    return Node(**{field: row[field] for field in FIELDS})
 
 
 def get_node(db: sqlite_utils.Database, node_id: int) -> Node:
