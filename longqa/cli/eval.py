@@ -13,6 +13,7 @@ from longqa import config
 from longqa.cli.app import JsonOption, app, console_err, console_out, interactive, print_json
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.eval import report as reporting
+from longqa.eval.data import HALVES
 from longqa.eval.runner import CORPORA, PROTOCOLS, EvalSettings, Runner
 from longqa.structure.choose import MODES
 from longqa.eval.systems import ALL_SYSTEMS, DEFAULT_SYSTEMS, Resources, make_system
@@ -72,6 +73,8 @@ def eval_command(
     datasets: Optional[str] = typer.Option(None, "--datasets", help="Comma-separated dataset names (default all)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most N questions, round-robin over datasets."),
     seed: int = typer.Option(0, "--seed", help="Seed of the --limit sample."),
+    half: str = typer.Option("all", "--half", help="all | tune | report: a stable half of the questions "
+                             "(by a hash of their id); tune thresholds on one, report the other."),
     budget: int = typer.Option(2000, "--budget", min=100, help="Context token budget of every system."),
     max_steps: int = typer.Option(3, "--max-steps", min=1, help="longqa's expansion steps."),
     model: Optional[str] = ModelOption,
@@ -101,11 +104,13 @@ def eval_command(
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
     if corpus not in CORPORA:
         raise typer.BadParameter(f"choose from {', '.join(CORPORA)}", param_hint="--corpus")
+    if half not in HALVES:
+        raise typer.BadParameter(f"choose from {', '.join(HALVES)}", param_hint="--half")
     settings = EvalSettings(
         systems=_names(systems, ALL_SYSTEMS, "--systems") or list(DEFAULT_SYSTEMS),
         protocol=protocol, budget=budget, max_steps=max_steps, generate=not no_generate,
         full_context_cap=full_context_cap, answer_tokens=answer_tokens, corpus=corpus, structure=structure,
-        datasets=_names(datasets, None, "--datasets"), limit=limit, seed=seed,
+        datasets=_names(datasets, None, "--datasets"), limit=limit, seed=seed, half=half,
     )
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
     resources = Resources(model=model, embed_model=embed_model, llm_url=llm_url)

@@ -5,6 +5,7 @@ Document paths in the JSONL are relative to the JSONL's own folder.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections import defaultdict
@@ -106,17 +107,27 @@ def check_documents(questions: list[Question], source: Path) -> None:
                 raise InputError(source, f"question {question.id}: document not found: {doc}")
 
 
+HALVES = ("all", "tune", "report")
+
+
+def half_of(question_id: str) -> str:
+    """"tune" or "report": a stable split of the questions by a hash of their id. Thresholds are
+    tuned on the tune half; figures that are reported come from the report half."""
+    return "tune" if hashlib.sha1(question_id.encode("utf-8")).digest()[0] % 2 == 0 else "report"
+
+
 def select(
-    questions: list[Question], datasets: list[str] | None = None, limit: int | None = None, seed: int = 0
+    questions: list[Question], datasets: list[str] | None = None, limit: int | None = None, seed: int = 0,
+    half: str = "all",
 ) -> list[Question]:
-    """Filter by dataset, then take `limit` questions round-robin across datasets.
+    """Filter by dataset (and half), then take `limit` questions round-robin across datasets.
 
     Each dataset's questions are shuffled with `seed` first, so a small limit samples every dataset
     and its tasks evenly rather than taking the head of the file; the same seed gives the same set.
     The result is grouped by dataset (in file order) so each dataset's corpus is prepared once."""
     by_dataset: dict[str, list[Question]] = defaultdict(list)
     for question in questions:
-        if datasets is None or question.dataset in datasets:
+        if (datasets is None or question.dataset in datasets) and (half == "all" or half_of(question.id) == half):
             by_dataset[question.dataset].append(question)
     if limit is None:
         return [q for group in by_dataset.values() for q in group]

@@ -43,13 +43,14 @@ class EvalSettings:
     datasets: list[str] | None = None
     limit: int | None = None
     seed: int = 0
+    half: str = "all"  # data.HALVES: which half of the questions (tune thresholds, report figures)
 
     def result_settings(self, questions_path: Path, models: dict) -> dict:
         """What changes a (system, question) result; limit, seed and system choice do not."""
         keep = ["protocol", "budget", "max_steps", "generate", "full_context_cap", "answer_tokens",
                 "corpus", "chunk_tokens", "structure"]
         if self.corpus == "selected" and self.protocol == "corpus":  # the sample defines the corpus
-            keep += ["datasets", "limit", "seed"]
+            keep += ["datasets", "limit", "seed", "half"]
         return {**{k: getattr(self, k) for k in keep}, "questions": str(questions_path.resolve()), **models}
 
 
@@ -82,7 +83,7 @@ class Runner:
         started = time.perf_counter()
         settings = self.settings
         all_questions = load_questions(questions_path)
-        chosen = select(all_questions, settings.datasets, settings.limit, settings.seed)
+        chosen = select(all_questions, settings.datasets, settings.limit, settings.seed, settings.half)
         if not chosen:
             raise LongqaError(f"{questions_path}: no questions for datasets {', '.join(settings.datasets or [])}")
         check_documents(chosen, questions_path)
