@@ -40,7 +40,10 @@ def test_streamed_no_stream_and_json_answers_agree(store, monkeypatch, capsys):
     code, out, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--budget", "400", "--json", "-d", store)
     data = json.loads(out)
     answer, sources = streamed.split("\nSources:\n")
-    assert answer.strip() == data["answer"]
+    first_line, quote_block = answer.split("\n", 1)
+    assert first_line.strip() == data["answer"]
+    quote = data["quotes"][0]  # shown verbatim under the answer, with where it stands
+    assert f"\u201c{quote['text']}\u201d" in quote_block and f"p. {quote['page']}" in quote_block
     assert "[1] Harbor Point Reactor Handbook — Emergency Procedures" in sources
     assert data["citations"][0]["page_start"] == 1
 

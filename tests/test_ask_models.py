@@ -50,10 +50,19 @@ def test_sample_handbook_cli_stream_json_and_absent(tmp_path):
     assert data["context_tokens"] <= 800
     assert any("52 hours" in item["text"] for item in data["context"])
     assert any(c["page_start"] <= 5 <= c["page_end"] and "Emergency" in c["section"] for c in data["citations"])
+    # The grounded answer: a span of the handbook, proved by its sentence in 6.1 on p. 5.
+    assert data["answer"].startswith("about 52 hours [")
+    quote = data["quotes"][0]
+    assert "about 52 hours" in quote["text"] and quote["page"] == 5
+    assert quote["section"].endswith("6.1 Loss of mains power")
+    stored = open_db(db).execute("SELECT text FROM nodes WHERE id = ?", [quote["node_id"]]).fetchone()[0]
+    assert stored[quote["char_start"]:quote["char_end"]] == quote["text"]
     streamed = run("ask", SAMPLE_QUESTION, "--budget", "800", db=db)
     assert streamed.returncode == 0, streamed.stderr
-    answer = streamed.stdout.split("\nSources:\n")[0].strip()
-    assert answer == data["answer"] and answer  # temperature 0: the same text either way
+    answer, sources = streamed.stdout.split("\nSources:\n")
+    assert answer.split("\n")[0].strip() == data["answer"]  # temperature 0: the same text either way
+    assert "6.1 Loss of mains power, p. 5" in answer
+    assert 1 <= len(sources.strip().splitlines()) <= 3
     absent = run("ask", "What is the melting point of tungsten carbide in kelvin?", db=db)
     assert absent.returncode == 4 and absent.stdout == ""
     assert "nothing in the store is relevant" in absent.stderr

@@ -73,12 +73,26 @@ def test_answer_json_contract_and_citations(handbook_db):
 
 def test_stream_and_answer_agree(handbook_db):
     pipeline = make_pipeline(handbook_db, FakeGenerator(), budget=300)
-    question = "How many hours of simulator training does each operator complete?"
+    question = "Explain how the operators are trained and what the training covers."
     stream = pipeline.stream(question)
     pieces = list(stream)
-    assert len(pieces) > 1
+    assert len(pieces) > 1  # free text for a broad question streams as it is generated
     whole = pipeline.answer(question)
     assert "".join(pieces).strip() == whole.answer == stream.result.answer
+    assert whole.grounding.mode == "free"
+
+
+def test_short_answer_is_a_span_of_the_documents_with_its_quote(handbook_db):
+    pipeline = make_pipeline(handbook_db, FakeGenerator(), budget=300)
+    question = "How many hours of simulator training does each operator complete?"
+    pieces = list(pipeline.stream(question))
+    result = pipeline.answer(question)
+    assert pieces == [result.answer]  # chosen, not generated: one piece
+    assert result.answer.startswith("120 hours [")
+    quote = result.quotes[0]
+    stored = handbook_db.execute("SELECT text FROM nodes WHERE id = ?", [quote.node_id]).fetchone()[0]
+    assert stored[quote.char_start:quote.char_end] == quote.text and "120 hours" in quote.text
+    assert result.cited == [quote.passage.n]
 
 
 def test_multi_source_splits_into_sub_questions(handbook_db):

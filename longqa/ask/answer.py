@@ -1,15 +1,25 @@
-"""The answer: one streamed completion grounded in the refined context."""
+"""The answer stage: focus the refined context to a few sentences, then answer from them.
+
+- Short-answer questions (facts, numbers, names, yes/no, lettered options): the answer is chosen
+  among spans copied from the focused sentences (grounded.py), so it carries its own quote.
+- Broad questions (abstractive, or R_q >= LONG_SCOPE): a streamed free-text answer from sentences
+  spread over the selected passages; each answer sentence is traced back to a source sentence.
+The generator reads a prompt of a few hundred tokens either way, which is what makes the first
+token fast on a laptop CPU.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
-from longqa.ask import prompts
-from longqa.ask.context import Passage, render
+from longqa.ask import focus, grounded, prompts, spans
+from longqa.ask.context import Passage
 from longqa.models.base import Generator
 
 SHORT_ANSWER_TOKENS = 120
 LONG_ANSWER_TOKENS = 256
+LONG_SCOPE = 0.6  # R_q from which a question is answered in free text over spread sentences
 SHORT_SENTENCES, LONG_SENTENCES = 1, 6  # what a 270M model adds after a short answer is invention
 # The answer is one line (ANSWER_GRAMMAR); a base model that would go on to invent the next
 # question or passage stops at the line end.
@@ -17,28 +27,56 @@ STOP = ["\n"]
 
 
 def answer_settings(qtype: str, scope: float) -> tuple[bool, int]:
-    long_form = qtype == "abstractive" or scope >= 0.6
+    long_form = qtype == "abstractive" or scope >= LONG_SCOPE
     return long_form, LONG_ANSWER_TOKENS if long_form else SHORT_ANSWER_TOKENS
 
 
-def fit_passages(
-    generator: Generator, question: str, passages: list[Passage], long_form: bool, max_tokens: int
-) -> list[Passage]:
-    """Drop the lowest-scored passages until the prompt fits the generator's context window."""
-    kept = list(passages)
-    while kept:
-        prompt = prompts.answer_prompt(question, render(kept), long_form)
-        if generator.count_tokens(prompt) + max_tokens + 1 <= generator.n_ctx:
-            break
-        kept.remove(min(kept, key=lambda p: p.score))
-    return kept
+@dataclass
+class AnswerPlan:
+    """What the generator will read and how it answers: `short` (a chosen span or option) or `free`."""
+
+    mode: str
+    prompt: str
+    focused: list[focus.Sentence]
+    long_form: bool
+    max_tokens: int
 
 
-def stream_answer(
-    generator: Generator, question: str, passages: list[Passage], long_form: bool, max_tokens: int
-) -> Iterator[str]:
-    """Text pieces of the answer as the generator produces them (temperature 0: deterministic)."""
-    prompt = prompts.answer_prompt(question, render(passages), long_form)
+def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float, embedder=None) -> AnswerPlan:
+    long_form, max_tokens = answer_settings(qtype, scope)
+    letters = spans.lettered_options(question)
+    if letters:
+        long_form = False
+    found = focus.context_sentences(passages)
+    focus.score(spans.question_stem(question) if letters else question, found, embedder)
+    chosen = focus.select(found, focus.SPREAD_TOKENS if long_form else focus.FOCUS_TOKENS, spread=long_form)
+    text = focus.render(chosen)
+    if letters:
+        prompt = prompts.choice_prompt(spans.question_stem(question), letters, text)
+    elif long_form:
+        prompt = prompts.free_answer_prompt(question, text, long_form=True)
+    else:
+        prompt = prompts.short_answer_prompt(question, text)
+    return AnswerPlan("free" if long_form else "short", prompt, chosen, long_form, max_tokens)
+
+
+def run_answer(generator: Generator, question: str, plan: AnswerPlan, grounding: list) -> Iterator[str]:
+    """The answer's text pieces; the Grounding (quotes, candidates) is appended to `grounding`."""
+    if plan.mode == "short":
+        text, found = grounded.choose_short(generator, question, plan.focused, plan.prompt)
+        grounding.append(found)
+        yield text
+        return
+    collected: list[str] = []
+    for piece in stream_free(generator, plan.prompt, plan.max_tokens, plan.long_form):
+        collected.append(piece)
+        yield piece
+    grounding.append(grounded.Grounding(mode="free", quotes=grounded.trace("".join(collected), plan.focused),
+                                        focused=plan.focused))
+
+
+def stream_free(generator: Generator, prompt: str, max_tokens: int, long_form: bool) -> Iterator[str]:
+    """Text pieces of a free-text answer as generated (temperature 0), rambling cut by AnswerGuard."""
     pieces = generator.stream(prompt, max_tokens=max_tokens, stop=STOP, grammar=prompts.ANSWER_GRAMMAR,
                               temperature=0.0)
     guard = AnswerGuard(max_sentences=LONG_SENTENCES if long_form else SHORT_SENTENCES)

@@ -31,10 +31,21 @@ def citation_list(passages: list[Passage], cited: list[int]) -> list[dict]:
     return [{**p.citation(), "cited": p.n in chosen} for p in passages]
 
 
-def source_lines(passages: list[Passage], cited: list[int]) -> list[str]:
-    """What is printed after the answer: the cited passages, or all of them if none was cited."""
-    shown = [p for p in passages if p.n in set(cited)] or passages
-    return [f"[{p.n}] {p.doc} — {_where(p)} — {p.pages}" for p in shown]
+MAX_SOURCES = 3
+
+
+def source_lines(passages: list[Passage], cited: list[int], limit: int = MAX_SOURCES) -> list[str]:
+    """What is printed after the answer: the passages that support it (quoted or cited), at most
+    `limit`; when nothing supports it, the best-scored passages, at most `limit`."""
+    by_n = {p.n: p for p in passages}
+    shown = [by_n[n] for n in cited if n in by_n][:limit]
+    if not shown:
+        shown = sorted(sorted(passages, key=lambda p: -p.score)[:limit], key=lambda p: p.n)
+    return [source_line(p) for p in shown]
+
+
+def source_line(p: Passage) -> str:
+    return f"[{p.n}] {p.doc} — {_where(p)} — {p.pages}"
 
 
 def _where(passage: Passage) -> str:

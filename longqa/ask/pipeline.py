@@ -22,8 +22,7 @@ import sqlite_utils
 
 from longqa.ask import analyze as analysis_mod
 from longqa.ask import evidence as evidence_mod
-from longqa.ask.answer import answer_settings, fit_passages, stream_answer
-from longqa.ask.citations import cited_numbers
+from longqa.ask.answer import plan_answer, run_answer
 from longqa.ask.context import build_passages
 from longqa.ask.plan import Planner
 from longqa.ask.result import AnswerStream, AskResult, Refined
@@ -101,23 +100,26 @@ class Pipeline:
         started = time.perf_counter()
         refined = self.retrieve_context(question, doc_ids)
         if not refined.found or self.generator is None:
-            return AnswerStream(refined, iter(()), lambda text: self._finish(refined, None, started, None))
-        long_form, max_tokens = answer_settings(refined.analysis.type, refined.analysis.scope)
-        refined.passages = fit_passages(self.generator, refined.question, refined.passages, long_form, max_tokens)
-        for number, passage in enumerate(refined.passages, start=1):
-            passage.n = number
+            return AnswerStream(refined, iter(()), lambda text: self._finish(refined, None, started, None, []))
+        tick = time.perf_counter()
+        embedder = self.retriever.embedder if self.retriever.uses_dense else None
+        plan = plan_answer(refined.question, refined.passages, refined.analysis.type, refined.analysis.scope, embedder)
+        refined.timings["focus"] = time.perf_counter() - tick
         first_token: list[float] = []
+        grounding: list = []
 
         def pieces() -> Iterator[str]:
             tick = time.perf_counter()
-            for piece in stream_answer(self.generator, refined.question, refined.passages, long_form, max_tokens):
+            for piece in run_answer(self.generator, refined.question, plan, grounding):
                 if not first_token:
                     first_token.append(time.perf_counter() - started)
-                    refined.timings["prefill"] = time.perf_counter() - tick
+                    refined.timings["to_first_piece"] = time.perf_counter() - tick
                 yield piece
             refined.timings["generation"] = time.perf_counter() - tick
 
-        return AnswerStream(refined, pieces(), lambda text: self._finish(refined, text, started, first_token))
+        refined.answer_prompt = plan.prompt
+        return AnswerStream(refined, pieces(),
+                            lambda text: self._finish(refined, text, started, first_token, grounding))
 
     def answer(self, question: str, doc_ids: list[int] | None = None) -> AskResult:
         """The whole answer at once (same text as `stream`, at temperature 0)."""
@@ -127,11 +129,10 @@ class Pipeline:
         assert stream.result is not None
         return stream.result
 
-    def _finish(self, refined: Refined, text: str | None, started: float, first_token) -> AskResult:
+    def _finish(self, refined: Refined, text: str | None, started: float, first_token, grounding) -> AskResult:
         if first_token:
             refined.timings["first_token"] = first_token[0]
         refined.timings["total"] = time.perf_counter() - started
         if text is None:
-            return AskResult(refined, None, [])
-        answer = text.strip()
-        return AskResult(refined, answer, cited_numbers(answer, len(refined.passages)))
+            return AskResult(refined, None)
+        return AskResult(refined, text.strip(), grounding[0] if grounding else None)

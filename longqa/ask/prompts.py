@@ -127,6 +127,41 @@ def answer_prompt(question: str, context: str, long_form: bool = False) -> str:
     return f"{ANSWER_INSTRUCTION}\n\n{ANSWER_EXAMPLE}Passages:\n{context}\nQuestion: {one_line(question)}\n{style}"
 
 
+# The focused answer prompt: a few sentences, not whole passages. Short answers are chosen among
+# spans of those sentences by their log-probability after "Answer:", so the example shows a bare
+# span; the fixed head is the same for every question, so its KV state is reused between asks.
+SHORT_INSTRUCTION = (
+    "Short answers to questions about the user's documents, copied word for word from the "
+    "numbered sentences given with each question, or \"The documents do not say.\" when they "
+    "do not contain the answer."
+)
+SHORT_EXAMPLE = (
+    "Sentences:\n"
+    "[1] Orchard Guide > Pruning (p. 3)\n"
+    "Apple trees are pruned in late winter, before the buds open.\n"
+    "[2] Orchard Guide > Harvest (p. 9)\n"
+    "Most apple varieties are picked between August and October.\n"
+    "Question: When are apple trees pruned?\n"
+    "Answer: in late winter\n\n"
+)
+
+
+def short_answer_prompt(question: str, focused: str) -> str:
+    return f"{SHORT_INSTRUCTION}\n\n{SHORT_EXAMPLE}Sentences:\n{focused}\nQuestion: {one_line(question)}\nAnswer:"
+
+
+def choice_prompt(question: str, options: dict[str, str], focused: str) -> str:
+    """Lettered options: the letter is read after "Answer: (" ... scored as "(B)" after "Answer:"."""
+    listed = "\n".join(f"({letter}) {one_line(text)}" for letter, text in options.items())
+    return (f"Read the sentences, then pick the option that answers the question.\n\n"
+            f"Sentences:\n{focused}\nQuestion: {one_line(question)}\n{listed}\nAnswer:")
+
+
+def free_answer_prompt(question: str, focused: str, long_form: bool) -> str:
+    """Abstractive questions: a written answer from the focused sentences, citing them like [2]."""
+    return answer_prompt(question, focused, long_form)
+
+
 def one_line(text: str) -> str:
     """User text inside a prompt: whitespace collapsed, so it cannot fake a new label line."""
     return " ".join(text.split())

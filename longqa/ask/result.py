@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from longqa.ask.analyze import Analysis
-from longqa.ask.citations import citation_list
+from longqa.ask.citations import cited_numbers, citation_list
 from longqa.ask.context import Passage, render
 from longqa.ask.evidence import EvidenceCheck
+from longqa.ask.grounded import Grounding, Quote
 from longqa.retrieve.fusion import Fused
 
 NO_EVIDENCE = "The store has nothing relevant to this question."
@@ -25,6 +26,7 @@ class Refined:
     budget: int = 0
     fused: dict[int, Fused] = field(default_factory=dict)  # every retrieved leaf, for --explain
     notes: list[str] = field(default_factory=list)  # e.g. why dense retrieval was off
+    answer_prompt: str = ""  # what the generator read to answer (the focused sentences)
 
     @property
     def found(self) -> bool:
@@ -38,12 +40,17 @@ class Refined:
     def context(self) -> str:
         return render(self.passages)
 
-    def as_json(self, answer: str | None = None, cited: list[int] | None = None) -> dict:
+    def as_json(self, answer: str | None = None, cited: list[int] | None = None, grounding=None) -> dict:
         analysis = self.analysis.as_dict()
         analysis["evidence"] = self.analysis.evidence
         return {
             "question": self.question,
             "answer": answer,
+            "answer_mode": grounding.mode if grounding else None,
+            "quotes": [q.as_dict() for q in grounding.quotes] if grounding else [],
+            "candidates": grounding.candidates if grounding else [],
+            "focused": [{"node_id": s.leaf.id, "char_start": s.start, "char_end": s.end, "n": s.passage.n,
+                         "score": round(s.score, 4), "text": s.text} for s in grounding.focused] if grounding else [],
             "citations": citation_list(self.passages, cited or []),
             "analysis": {**analysis, "relevant": self.evidence.as_dict()},
             "context": [p.as_context() for p in self.passages],
@@ -59,7 +66,7 @@ class Refined:
 class AskResult:
     refined: Refined
     answer: str | None  # None when the store holds nothing relevant
-    cited: list[int] = field(default_factory=list)
+    grounding: Grounding | None = None  # quotes and the candidates the answer was chosen from
 
     @property
     def question(self) -> str:
@@ -73,8 +80,19 @@ class AskResult:
     def timings(self) -> dict[str, float]:
         return self.refined.timings
 
+    @property
+    def quotes(self) -> list[Quote]:
+        return self.grounding.quotes if self.grounding else []
+
+    @property
+    def cited(self) -> list[int]:
+        """Passages that support the answer: those quoted, then any [n] the answer wrote."""
+        numbers = [q.passage.n for q in self.quotes]
+        numbers += cited_numbers(self.answer or "", len(self.passages))
+        return list(dict.fromkeys(numbers))
+
     def as_json(self) -> dict:
-        return self.refined.as_json(self.answer, self.cited)
+        return self.refined.as_json(self.answer, self.cited, self.grounding)
 
 
 class AnswerStream:

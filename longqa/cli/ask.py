@@ -86,7 +86,7 @@ def ask(
     result = stream.result
     assert result is not None
     _note_load(result.refined, generator)
-    _report(result.refined, explain)
+    _report(result.refined, explain, result.grounding)
     if as_json:
         print_json(result.as_json())
     elif result.refined.found:
@@ -103,10 +103,10 @@ def _note_load(refined, generator) -> None:
         refined.timings["generator_load"] = seconds
 
 
-def _report(refined, explain: bool) -> None:
+def _report(refined, explain: bool, grounding=None) -> None:
     """--explain on stderr; without it, still one stderr line per degradation (e.g. no vectors)."""
     if explain:
-        print_explain(refined)
+        print_explain(refined, grounding)
         return
     for note in refined.notes:
         console_err().print(f"longqa: warning: {note}", markup=False, highlight=False)

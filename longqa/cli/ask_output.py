@@ -12,7 +12,13 @@ from longqa.cli.app import console_err
 
 
 def print_sources(result: AskResult) -> None:
+    """The quotes the answer rests on (verbatim, with where they are), then the sources."""
     out = sys.stdout
+    for quote in result.quotes:
+        p = quote.passage
+        where = " > ".join(part for part in (p.doc, quote.section) if part)
+        text = " ".join(quote.text.split())
+        out.write(f"\n  \u201c{text}\u201d\n    [{p.n}] {where}, {quote.pages}\n")
     out.write("\nSources:\n")
     for line in source_lines(result.passages, result.cited):
         out.write(f"  {line}\n")
@@ -25,7 +31,7 @@ def print_context(refined: Refined) -> None:
     sys.stdout.flush()
 
 
-def print_explain(refined: Refined) -> None:
+def print_explain(refined: Refined, grounding=None) -> None:
     """Per passage BM25 / dense / fused scores, then the analysis and the steps; all on stderr."""
     err = console_err()
     a = refined.analysis
@@ -57,6 +63,10 @@ def print_explain(refined: Refined) -> None:
             table.add_row(str(p.n), raw_b, raw_d, fused, f"{p.score:.2f}", str(p.tokens), p.pages,
                           f"{p.doc} > {p.section}" if p.section else p.doc)
         err.print(table)
+    if grounding is not None and grounding.candidates:
+        shown = "  ".join(f"{c['text']!r} {c['score']:.2f} (prior {c['prior']:.2f}, model {c['model']:.2f})"
+                          for c in grounding.candidates[:6])
+        err.print(f"answer {grounding.mode}: {shown}", markup=False, highlight=False)
     for step in refined.steps:
         detail = {k: v for k, v in step.items() if k not in ("step", "action", "added")}
         added = len(step.get("added", []))

@@ -73,7 +73,18 @@ class CountingGenerator:
             self.usage.generated_tokens += 1  # one next-token distribution read
             self.usage.generator_seconds += time.perf_counter() - started
 
+    def _option_logprobs(self, prompt: str, options: list[str], **kwargs) -> list[float]:
+        started = time.perf_counter()
+        try:
+            return self.inner.option_logprobs(prompt, options, **kwargs)
+        finally:
+            self.usage.generator_calls += 1
+            self.usage.generated_tokens += len(options)
+            self.usage.generator_seconds += time.perf_counter() - started
+
     def __getattr__(self, name):  # anything else a backend offers (close, metadata, ...)
+        if name == "option_logprobs" and hasattr(self.inner, name):
+            return self._option_logprobs  # counted; backends without it make the caller fall back
         return getattr(self.inner, name)
 
 

@@ -148,20 +148,27 @@ class Runner:
         before = usage.copy()
         error = None
         started = time.perf_counter()
+        answers = self.settings.generate and question.metric != "judge"
+        own_answer = answers and hasattr(system, "answer")  # longqa answers through `ask` itself
+        answer_text, prompt_tokens, cut = None, None, False
         try:
-            retrieved = system.retrieve(question, scope)
+            if own_answer:
+                retrieved, answer_text = system.answer(question, scope)
+            else:
+                retrieved = system.retrieve(question, scope)
         except Exception as exc:  # one failing question must not end a long run
             retrieved, error = Retrieved(passages=[]), f"retrieve: {type(exc).__name__}: {exc}"
         retrieved_at = time.perf_counter()
-        answer_text, prompt_tokens, cut = None, None, False
-        if self.settings.generate and question.metric != "judge" and error is None:
+        if own_answer:
+            answer_text = answer_text or ""
+        elif answers and error is None:
             try:
                 result = answering.answer(self.resources.generator(), question.question, retrieved.passages,
                                           question.metric == "choice", self.settings.answer_tokens)
                 answer_text, prompt_tokens, cut = result.text, result.prompt_tokens, result.context_cut
             except Exception as exc:
                 answer_text, error = "", f"generate: {type(exc).__name__}: {exc}"
-        elif self.settings.generate and question.metric != "judge":
+        elif answers:
             answer_text = ""
         finished = time.perf_counter()
         spent = usage.since(before)

@@ -6,8 +6,7 @@ else in longqa.eval sees only `Resources` (lazily loaded, counted models) and `S
 
 from __future__ import annotations
 
-import importlib
-import inspect
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,14 +28,6 @@ LONGQA_VARIANTS: dict[str, dict] = {
 BASELINES = ("bm25-chunks", "dense-chunks", "full-context", "no-context")
 ALL_SYSTEMS = tuple(LONGQA_VARIANTS) + BASELINES
 DEFAULT_SYSTEMS = ("longqa", "bm25-chunks", "dense-chunks", "full-context", "no-context")
-
-
-def _call_with_supported(func, **kwargs):
-    """Call `func` with the keyword arguments it declares (the loaders' signatures may grow)."""
-    params = inspect.signature(func).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return func(**kwargs)
-    return func(**{k: v for k, v in kwargs.items() if k in params})
 
 
 @dataclass
@@ -63,20 +54,20 @@ class Resources:
 
     def generator(self) -> CountingGenerator:
         if self._generator is None:
-            resolve = importlib.import_module("longqa.models.resolve")
+            from longqa.models.resolve import load_generator
+
             started = time.perf_counter()
-            inner = _call_with_supported(resolve.load_generator, model=self.model, llm_url=self.llm_url)
+            inner = load_generator(self.model, self.llm_url)
             self.load_seconds["generator"] = round(time.perf_counter() - started, 3)
             self._generator = CountingGenerator(inner, self.usage)
         return self._generator
 
     def embedder(self) -> CountingEmbedder:
         if self._embedder is None:
-            resolve = importlib.import_module("longqa.models.resolve")
+            from longqa.models.resolve import load_embedder
+
             started = time.perf_counter()
-            inner = _call_with_supported(
-                resolve.load_embedder, model=self.embed_model, embed_model=self.embed_model, llm_url=self.llm_url
-            )
+            inner = load_embedder(self.embed_model, self.llm_url)
             self.load_seconds["embedder"] = round(time.perf_counter() - started, 3)
             self._embedder = CountingEmbedder(inner, self.usage)
         return self._embedder
@@ -92,8 +83,9 @@ class Resources:
 
 
 class LongqaSystem:
-    """longqa's own retrieval (analysis, tree refinement, expansion) through the ask pipeline,
-    stopping before generation: the harness answers from the returned context like any system."""
+    """longqa through the ask pipeline itself: its retrieval (analysis, tree refinement, expansion)
+    and, when the run generates, its own answer stage (focused sentences, grounded span choice) —
+    the code `longqa ask` runs. The baselines are answered by the harness's plain reader prompt."""
 
     needs = {"store"}
 
@@ -115,24 +107,32 @@ class LongqaSystem:
         """The pipeline over the store as it is now: it reads which vectors exist when built, so
         it is rebuilt whenever documents were added since (the single protocol adds as it goes)."""
         if self.pipeline is None or self._built_at != self.workspace.version:
-            pipeline_module = importlib.import_module("longqa.ask.pipeline")
-            self.pipeline = _call_with_supported(
-                pipeline_module.Pipeline,
-                db=self.workspace.store(),
-                generator=self.resources.generator(),
-                embedder=self.resources.embedder(),
-                budget=self.budget,
-                max_steps=self.max_steps,
-                **self.options,
-            )
+            from longqa.ask.pipeline import Pipeline
+
+            # Ordinary keyword arguments: a misspelt or renamed ablation option is a TypeError,
+            # never silently the full pipeline.
+            self.pipeline = Pipeline(self.workspace.store(), self.resources.generator(), self.resources.embedder(),
+                                     budget=self.budget, max_steps=self.max_steps, **self.options)
             self._built_at = self.workspace.version
         return self.pipeline
 
-    def retrieve(self, question, docs: list[str]) -> Retrieved:
+    def _scope(self, docs: list[str]) -> list[int] | None:
         ids = self.workspace.doc_ids(docs)
-        scope = None if self.workspace.is_whole_store(ids) else ids
-        result = self._pipeline().retrieve_context(question.question, doc_ids=scope)
+        return None if self.workspace.is_whole_store(ids) else ids
+
+    def retrieve(self, question, docs: list[str]) -> Retrieved:
+        result = self._pipeline().retrieve_context(question.question, doc_ids=self._scope(docs))
         return to_retrieved(result, self.workspace)
+
+    def answer(self, question, docs: list[str]) -> tuple[Retrieved, str]:
+        """Context and answer from `ask`'s own answer stage; citation markers are left out of the
+        answer text that is scored."""
+        result = self._pipeline().answer(question.question, doc_ids=self._scope(docs))
+        text = _CITATION.sub("", result.answer or "").strip()
+        return to_retrieved(result.refined, self.workspace), text
+
+
+_CITATION = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")
 
 
 def _get(item, *names, default=None):
@@ -183,23 +183,13 @@ def make_ingestor(db, resources: Resources, structure: str, max_leaf_tokens: int
     """An Ingestor set up the way `longqa ingest` sets one up: the model structures documents
     without headings under auto/llm, and the section annotator adds titles/summaries."""
     from longqa.ingest import Ingestor
+    from longqa.structure.llm import make_llm_structurer
+    from longqa.structure.titles import make_section_annotator
 
     options: dict = {}
     if structure in ("auto", "llm"):
-        try:
-            from longqa.structure.llm import make_llm_structurer
-
-            options["llm_structurer"] = make_llm_structurer(resources.generator, db, resources.embedder())
-        except ImportError:
-            pass
-    try:
-        from longqa.structure.titles import make_section_annotator
-
-        options["annotate"] = make_section_annotator(resources.generator, db, None)
-    except ImportError:
-        pass
-    params = inspect.signature(Ingestor).parameters
-    options = {k: v for k, v in options.items() if k in params}
+        options["llm_structurer"] = make_llm_structurer(resources.generator, db, resources.embedder())
+    options["annotate"] = make_section_annotator(resources.generator, db, None)
     return Ingestor(db=db, structure=structure, embedder=resources.embedder(), max_leaf_tokens=max_leaf_tokens,
                     **options)
 

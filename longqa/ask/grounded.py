@@ -1,0 +1,238 @@
+"""Grounded answers: a short answer chosen among spans of the documents, with the quote that proves it.
+
+Short-answer questions (everything but abstractive or broad ones):
+1. candidates are copied from the focused sentences (spans.py) and ranked by a prior: the
+   sentence's focus score, how well the span's kind fits what the question asks for ("how long"
+   wants a duration), its closeness to the question's words in the sentence, and a penalty when
+   it only repeats the question;
+2. the generator scores the best MAX_CANDIDATES as continuations of the focused prompt (mean
+   log-probability per token), "The documents do not say." among them;
+3. final = prior + W_MODEL x the model's probability for the candidate; the winner is the answer,
+   its sentence the quote.
+So a wrong model choice is visible at once (the quote is right there), and the answer can never
+hold a number or name the documents do not contain.
+
+Broad questions get a free-text answer from the focused sentences, and each answer sentence is
+traced to its closest source sentence (content-word overlap), which becomes its quote.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from longqa.ask import focus, spans
+from longqa.ask.context import Passage, section_of
+from longqa.retrieve.terms import STOPWORDS, content_terms, words
+from longqa.structure.tree import Node
+
+NO_ANSWER = "The documents do not say."
+MAX_CANDIDATES = 8  # scored by the model: each costs a few single-token decodes
+CANDIDATE_SENTENCES = 6  # the best focused sentences that candidates are taken from
+MAX_OPTION_TOKENS = 8  # a candidate is scored on at most its first tokens
+W_FIT, W_PROXIMITY, W_REPEAT, W_PHRASE = 0.8, 1.0, 1.2, 0.25
+STEM_CHARS = 6
+W_UNRELATED = 0.3  # a span whose sentence holds none of the question's words
+W_MODEL = 1.0  # weight of the generator's choice against the rule prior
+NO_ANSWER_PRIOR = 0.45  # "The documents do not say." competes with this prior
+PROXIMITY_CHARS = 150
+MIN_TRACE_OVERLAP = 0.2  # an answer sentence is traced to a source sharing this much of its words
+
+
+@dataclass
+class Quote:
+    text: str  # verbatim: the stored text of `node_id` from char_start to char_end
+    passage: Passage
+    node_id: int
+    char_start: int
+    char_end: int
+    page_start: int
+    page_end: int
+    leaf: Node | None = None
+
+    @property
+    def section(self) -> str:
+        """The quoted leaf's own section path (deeper than its passage's when a whole section was
+        selected)."""
+        return section_of(self.leaf, self.passage.doc) if self.leaf is not None else self.passage.section
+
+    def as_dict(self) -> dict:
+        p = self.passage
+        return {"text": self.text, "doc": p.doc, "path": p.doc_path, "section": self.section,
+                "page": self.page_start, "page_end": self.page_end, "node_id": self.node_id,
+                "char_start": self.char_start, "char_end": self.char_end, "n": p.n}
+
+    @property
+    def pages(self) -> str:
+        return f"p. {self.page_start}" if self.page_start == self.page_end else f"pp. {self.page_start}-{self.page_end}"
+
+
+@dataclass
+class Grounding:
+    """What the answer stage decided, beside the answer text itself."""
+
+    mode: str  # span | yesno | option | letter | free | none
+    quotes: list[Quote] = field(default_factory=list)
+    candidates: list[dict] = field(default_factory=list)  # the scored candidates, best first
+    focused: list[focus.Sentence] = field(default_factory=list)
+    prompt_tokens: int = 0
+
+
+def quote_of(sentence: focus.Sentence) -> Quote:
+    leaf = sentence.leaf
+    return Quote(sentence.text, sentence.passage, leaf.id, sentence.start, sentence.end,
+                 leaf.page_start, leaf.page_end, leaf)
+
+
+# -- short answers ---------------------------------------------------------------------------------
+@dataclass
+class _Candidate:
+    text: str
+    kind: str
+    sentence: focus.Sentence | None
+    prior: float
+    model: float = 0.0
+    final: float = 0.0
+
+
+def choose_short(generator, question: str, focused: list[focus.Sentence], prompt: str) -> tuple[str, Grounding]:
+    """The answer line ("about 52 hours [1]") and its grounding, for a short-answer question."""
+    letters = spans.lettered_options(question)
+    if letters:
+        return _choose_letter(generator, question, letters, focused, prompt)
+    want = spans.wanted(question)
+    ranked = sorted(focused, key=lambda s: -s.score)[:CANDIDATE_SENTENCES]
+    best_score = max((s.score for s in ranked), default=0.0) or 1.0
+    pool: dict[str, _Candidate] = {}
+    if want == "yesno":
+        top = ranked[0] if ranked else None
+        for text in ("Yes", "No"):
+            pool[text] = _Candidate(text, "yesno", top, 1.0)
+    elif want == "option":
+        for text in spans.alternatives(question):
+            support = _best_support(text, ranked)
+            pool[text.lower()] = _Candidate(text, "option", support, 1.0 + (0.3 if support else 0.0))
+    for sentence in ranked:
+        for span in spans.candidates(sentence.text):
+            prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
+            if spans.repeats_question(span, question):
+                prior -= W_REPEAT
+            if span.kind == "phrase":
+                prior -= W_PHRASE
+            near = _proximity(question, sentence.text, span.start, span.end)
+            prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
+            key = span.text.lower()
+            if key not in pool or pool[key].prior < prior:
+                pool[key] = _Candidate(span.text, span.kind, sentence, prior)
+    shortlist = sorted(pool.values(), key=lambda c: -c.prior)[:MAX_CANDIDATES]
+    shortlist.append(_Candidate(NO_ANSWER, "none", None, NO_ANSWER_PRIOR))
+    probabilities = _model_probabilities(generator, prompt, [c.text for c in shortlist])
+    for candidate, probability in zip(shortlist, probabilities):
+        candidate.model = probability
+        candidate.final = candidate.prior + W_MODEL * probability
+    shortlist.sort(key=lambda c: -c.final)
+    winner = shortlist[0]
+    grounding = Grounding(mode="none" if winner.kind == "none" else ("yesno" if winner.kind == "yesno" else "span"),
+                          candidates=[_as_dict(c) for c in shortlist], focused=focused)
+    if winner.kind == "none" or winner.sentence is None:
+        return NO_ANSWER, grounding
+    grounding.quotes = [quote_of(winner.sentence)]
+    return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+
+
+def _choose_letter(generator, question, letters, focused, prompt) -> tuple[str, Grounding]:
+    """Lettered options: the model's letter probability plus each option's support in the text."""
+    listed = list(letters.items())
+    probabilities = _model_probabilities(generator, prompt, [f"({letter})" for letter, _ in listed])
+    shortlist = []
+    for (letter, text), probability in zip(listed, probabilities):
+        support = _best_support(text, focused)
+        overlap = _overlap(text, support.text) if support else 0.0
+        shortlist.append(_Candidate(f"({letter}) {text}", "letter", support, overlap, probability,
+                                    overlap + W_MODEL * probability))
+    shortlist.sort(key=lambda c: -c.final)
+    winner = shortlist[0]
+    grounding = Grounding(mode="letter", candidates=[_as_dict(c) for c in shortlist], focused=focused)
+    if winner.sentence is not None:
+        grounding.quotes = [quote_of(winner.sentence)]
+        return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+    return winner.text, grounding
+
+
+def _model_probabilities(generator, prompt: str, options: list[str]) -> list[float]:
+    """The generator's distribution over `options` as continuations of `prompt` (sums to 1)."""
+    if generator is None or not options:
+        return [0.0] * len(options)
+    continuations = [" " + option for option in options]
+    scorer = getattr(generator, "option_logprobs", None)
+    if scorer is not None:
+        logprobs = scorer(prompt, continuations, max_tokens=MAX_OPTION_TOKENS)
+    else:  # servers and test fakes: label probabilities (first token, or the whole label)
+        probs = generator.label_probs(prompt, continuations)
+        logprobs = [math.log(max(probs.get(c, 0.0), 1e-12)) for c in continuations]
+    peak = max(logprobs)
+    weights = [math.exp(lp - peak) for lp in logprobs]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to meet "generators" with "generator" and "runs" with "run"."""
+    word = word.lower()
+    return word[:STEM_CHARS] if len(word) > STEM_CHARS else word.rstrip("s") or word
+
+
+def _proximity(question: str, sentence: str, start: int, end: int) -> float:
+    """How close the question's words stand to a span: each distinct question stem found in the
+    sentence counts 1 - distance / PROXIMITY_CHARS (0 beyond), summed, over the question's stems."""
+    stems = {_stem(t) for t in content_terms(question)}
+    if not stems:
+        return 0.0
+    middle = (start + end) / 2
+    nearest: dict[str, float] = {}
+    for m in re.finditer(r"[^\W_]+", sentence):
+        stem = _stem(m.group())
+        if stem in stems and not (start <= m.start() < end):
+            distance = abs(m.start() - middle)
+            nearest[stem] = min(distance, nearest.get(stem, distance))
+    return sum(max(0.0, 1 - d / PROXIMITY_CHARS) for d in nearest.values()) / len(stems)
+
+
+def _best_support(text: str, sentences: list[focus.Sentence]) -> focus.Sentence | None:
+    scored = [(_overlap(text, s.text), s.score, s) for s in sentences]
+    scored = [t for t in scored if t[0] > 0]
+    return max(scored, key=lambda t: (t[0], t[1]))[2] if scored else None
+
+
+def _overlap(claim: str, source: str) -> float:
+    """Share of the claim's content words that the source contains."""
+    mine = {w for w in words(claim) if w not in STOPWORDS}
+    if not mine:
+        return 0.0
+    theirs = set(words(source))
+    return len(mine & theirs) / len(mine)
+
+
+def _as_dict(c: _Candidate) -> dict:
+    return {"text": c.text, "kind": c.kind, "prior": round(c.prior, 4), "model": round(c.model, 4),
+            "score": round(c.final, 4)}
+
+
+# -- free-text answers -----------------------------------------------------------------------------
+def trace(answer: str, focused: list[focus.Sentence]) -> list[Quote]:
+    """Each answer sentence's closest source sentence (by content-word overlap), in answer order."""
+    quotes: list[Quote] = []
+    seen: set[tuple[int, int]] = set()
+    for claim in re.split(r"(?<=[.!?])\s+", answer):
+        claim = re.sub(r"\[\d+(?:[,\s–-]+\d+)*\]", "", claim).strip()
+        if not claim:
+            continue
+        best = max(focused, key=lambda s: (_overlap(claim, s.text), s.score), default=None)
+        if best is None or _overlap(claim, best.text) < MIN_TRACE_OVERLAP:
+            continue
+        key = (best.leaf.id, best.start)
+        if key not in seen:
+            seen.add(key)
+            quotes.append(quote_of(best))
+    return quotes
+

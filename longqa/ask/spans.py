@@ -1,0 +1,189 @@
+"""Candidate answers copied out of the focused sentences, and what kind of answer a question wants.
+
+A short answer is chosen from these candidates, never written freely, so it cannot hold a number
+or a name that the documents do not contain. Candidates are character spans of a sentence:
+- quantities: numbers with their currency, scale and unit ("about 52 hours", "$1.2 billion", "12%");
+- dates: "March 3, 2019", "June 2020", years;
+- names: runs of capitalised words ("Lena Marsh", "Bank of England");
+- phrases: short runs of content words between function words and punctuation ("late winter");
+- yes / no for questions that open with an auxiliary verb, and the alternatives a question names
+  ("Which is longer, the Danube or the Rhine?").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from longqa.retrieve.terms import STOPWORDS, words
+
+_MONTHS = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+           r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
+_DATE = re.compile(
+    rf"\b(?:{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS},?\s+\d{{4}}|"
+    rf"{_MONTHS},?\s+\d{{4}}|(?:1[5-9]|20)\d\d(?:\s*[-–]\s*(?:1[5-9]|20)?\d\d)?)\b"
+)
+_UNITS = (r"(?:%|percent|per cent|percentage points?|basis points|bps|hours?|hrs?|minutes?|mins?|seconds?|"
+          r"days?|weeks?|months?|years?|decades?|centuries|century|times|x|km|kilomet(?:er|re)s?|"
+          r"met(?:er|re)s?|m|cm|mm|miles?|feet|foot|ft|inch(?:es)?|kg|kilograms?|grams?|g|tonnes?|tons?|"
+          r"pounds?|lbs?|litres?|liters?|l|ml|gallons?|kwh|mwh|gwh|kw|mw|gw|w|watts?|volts?|v|bar|psi|"
+          r"°c|°f|degrees?|people|employees|staff|users|customers|shares|units|stores|members|pages|"
+          r"mg/l|m3|m³|cubic met(?:er|re)s?|megalitres?|ml/d|acres?|hectares?|sq\.? ?ft|square (?:feet|met(?:er|re)s))")
+_SCALE = r"(?:thousand|million|billion|trillion|mn|bn|m|k|b)"
+_QUANTITY = re.compile(
+    rf"(?:\b(?:about|approximately|around|roughly|nearly|almost|over|under|up to|at least|at most|"
+    rf"more than|less than)\s+)?"
+    rf"(?:(?:US|C|A|NZ)?[$€£¥]\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?(?:\s*{_SCALE}\b)?(?:\s*{_UNITS}(?![\w]))?",
+    re.IGNORECASE,
+)
+_NAME = re.compile(
+    r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|du|von|van|and|for|la|le|del|da)\s+)?[A-Z][\w'’.&-]*)*"
+)
+_PHRASE_BREAK = re.compile(r"[,;:()\[\]\"“”]|\s[-–—]\s|\.\s")
+MAX_PHRASE_WORDS = 5
+
+# What a question asks for, from its wording.
+_WANTS = [
+    ("yesno", re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
+                          r"shall|may|might|must)\b", re.I)),
+    ("duration", re.compile(r"\bhow (?:long|many (?:hours|days|weeks|months|years|minutes|seconds))\b", re.I)),
+    ("date", re.compile(r"\b(?:when|what (?:year|date|day|month|time)|which (?:year|date|day|month)|"
+                        r"in what year)\b", re.I)),
+    ("quantity", re.compile(r"\b(?:how (?:many|much|far|large|big|high|tall|old|deep|wide|often|heavy)|"
+                            r"what (?:percentage|percent|proportion|share|amount|number|ratio|rate|total|"
+                            r"value|price|cost|size|level)|how much)\b|%", re.I)),
+    ("name", re.compile(r"\b(?:who|whom|whose|which (?:company|person|man|woman|author|team|city|country|"
+                        r"film|band|university|player|organi[sz]ation)|what (?:company|city|country|"
+                        r"is the name|was the name)|where)\b", re.I)),
+]
+_ALTERNATIVES = re.compile(r",?\s+((?:the\s+)?[\w'’.&-]+(?:\s+[\w'’.&-]+){0,5})\s+or\s+((?:the\s+)?[\w'’.&-]+"
+                           r"(?:\s+[\w'’.&-]+){0,5})\s*\??\s*$", re.I)
+_TIME_UNITS = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?|seconds?|days?|weeks?|months?|years?|decades?)\b", re.I)
+
+
+# "(A) text": multiple-choice questions list their options this way (one a line, or inline once
+# the question's whitespace is collapsed). Options must run A, B, C, ... in order.
+_LETTER = re.compile(r"(?:^|\s)\(([A-J])\)\s+")
+
+
+def lettered_options(question: str) -> dict[str, str]:
+    """{'A': text, 'B': text, ...} as listed in the question; empty when it lists fewer than two."""
+    marks = [m for m in _LETTER.finditer(question)]
+    start = next((i for i, m in enumerate(marks) if m.group(1) == "A"), None)
+    if start is None:
+        return {}
+    run = [marks[start]]
+    for m in marks[start + 1:]:
+        if ord(m.group(1)) == ord(run[-1].group(1)) + 1:
+            run.append(m)
+    if len(run) < 2:
+        return {}
+    ends = [m.start() for m in run[1:]] + [len(question)]
+    return {m.group(1): question[m.end():end].strip() for m, end in zip(run, ends)}
+
+
+def question_stem(question: str) -> str:
+    """The question without its lettered options."""
+    marks = [m for m in _LETTER.finditer(question) if m.group(1) == "A"]
+    return question[:marks[0].start()].strip() if marks and lettered_options(question) else question.strip()
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    kind: str  # quantity | date | name | phrase | yesno | option
+    start: int = -1  # offsets into the sentence; -1 for yes/no and options named by the question
+    end: int = -1
+
+
+def wanted(question: str) -> str:
+    """The answer kind a question asks for: yesno, duration, date, quantity, name, or any."""
+    if _ALTERNATIVES.search(question):
+        return "option"
+    for kind, pattern in _WANTS:
+        if pattern.search(question):
+            return kind
+    return "any"
+
+
+def alternatives(question: str) -> list[str]:
+    """The two options a question offers ("..., A or B?"), when it offers them."""
+    match = _ALTERNATIVES.search(question)
+    if not match:
+        return []
+    first = match.group(1)
+    # "Which is longer, the Danube or the Rhine" → keep what follows the comma or the verb phrase
+    first = re.split(r",\s*|\b(?:is|was|are|were|did|does|has|had)\s+", first)[-1].strip()
+    return [re.sub(r"^the\s+", "", x.strip(), flags=re.I) for x in (first, match.group(2)) if x.strip()]
+
+
+def candidates(sentence: str) -> list[Span]:
+    """Every candidate span of one sentence, longest first where they overlap the same start."""
+    found: dict[tuple[int, int], Span] = {}
+
+    def add(start: int, end: int, kind: str) -> None:
+        text = sentence[start:end].strip(" .,;:()'\"“”")
+        if not text or not any(ch.isalnum() for ch in text):
+            return
+        start = sentence.index(text, start)
+        key = (start, start + len(text))
+        if key not in found:
+            found[key] = Span(text, kind, key[0], key[1])
+
+    for m in _DATE.finditer(sentence):
+        add(m.start(), m.end(), "date")
+    for m in _QUANTITY.finditer(sentence):
+        if any(ch.isdigit() for ch in m.group()):
+            add(m.start(), m.end(), "quantity")
+    for m in _NAME.finditer(sentence):
+        if m.group().lower() not in STOPWORDS:
+            add(m.start(), m.end(), "name")
+    for start, end in _phrases(sentence):
+        add(start, end, "phrase")
+    return list(found.values())
+
+
+def _phrases(sentence: str) -> list[tuple[int, int]]:
+    """Runs of up to MAX_PHRASE_WORDS content words, split at function words and punctuation."""
+    out = []
+    offset = 0
+    for piece in _PHRASE_BREAK.split(sentence):
+        base = sentence.find(piece, offset)
+        offset = base + len(piece)
+        run: list[re.Match] = []
+        for m in re.finditer(r"[\w'’.$%-]+", piece):
+            if m.group().lower().strip(".") in STOPWORDS:
+                if run:
+                    out.append((base + run[0].start(), base + run[-1].end()))
+                run = []
+                continue
+            run.append(m)
+            if len(run) == MAX_PHRASE_WORDS:
+                out.append((base + run[0].start(), base + run[-1].end()))
+                run = []
+        if run:
+            out.append((base + run[0].start(), base + run[-1].end()))
+    return out
+
+
+def fits(span: Span, want: str) -> float:
+    """How well a span's kind fits the answer kind the question wants: 1 fits, 0 neutral, <0 not."""
+    if want in ("any", "option"):
+        return 0.0
+    if want == "duration":
+        return 1.0 if span.kind == "quantity" and _TIME_UNITS.search(span.text) else (
+            0.3 if span.kind == "quantity" else -0.5)
+    if want == "date":
+        return 1.0 if span.kind == "date" else (-0.2 if span.kind == "quantity" else -0.5)
+    if want == "quantity":
+        return 1.0 if span.kind == "quantity" else -0.5
+    if want == "name":
+        return 1.0 if span.kind == "name" else (-0.2 if span.kind == "phrase" else -0.5)
+    return 0.0
+
+
+def repeats_question(span: Span, question: str) -> bool:
+    """A span made only of the question's own words does not answer it."""
+    asked = set(words(question))
+    mine = [w for w in words(span.text) if w not in STOPWORDS]
+    return bool(mine) and all(w in asked for w in mine)

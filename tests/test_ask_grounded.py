@@ -1,0 +1,125 @@
+"""The answer stage's parts on real text: sentence offsets, candidate spans, focus, grounded choice.
+
+The store is real (tests/ask_support.py builds it through the real ingest path); the generator is
+the shared FakeGenerator, which has no preference among candidates, so what is tested here is the
+rule side of the choice and the fidelity of every quote.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from longqa.ask import focus, grounded, sentences, spans
+from longqa.ask.answer import plan_answer
+from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, make_pipeline, reactor_handbook
+
+TEXT = (
+    "The works takes power from two feeders. If both fail, two standby diesel generators start within "
+    "45 seconds. The fuel store holds 60,000 litres of diesel, enough to run both generators for about "
+    "52 hours, or one generator for about 4 days. In 2023 the generators ran for 31 hours in total."
+)
+
+
+def test_sentences_are_offsets_into_the_text():
+    text = "Flow is 40 Ml/d. The U.S. plant, e.g. Unit No. 5, opened in 1998.\nPump | 12 | 13\nJ. Smith signed it."
+    found = [text[a:b] for a, b in sentences.split(text)]
+    assert found == ["Flow is 40 Ml/d.", "The U.S. plant, e.g. Unit No. 5, opened in 1998.", "Pump | 12 | 13",
+                     "J. Smith signed it."]
+    assert sentences.split("   ") == []
+
+
+def test_candidates_keep_units_qualifiers_and_names():
+    sentence = "Revenue rose 12% to $1.2 billion on March 3, 2019, said Lena Marsh of the Bank of England."
+    texts = {c.text: c.kind for c in spans.candidates(sentence)}
+    assert texts["12%"] == "quantity" and texts["$1.2 billion"] == "quantity"
+    assert texts["March 3, 2019"] == "date"
+    assert texts["Lena Marsh"] == "name" and texts["Bank of England"] == "name"
+    for c in spans.candidates(sentence):
+        assert sentence[c.start:c.end] == c.text
+    assert "about 52 hours" in {c.text for c in spans.candidates(TEXT)}
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("How long can the generators run?", "duration"),
+    ("When did the plant open?", "date"),
+    ("How many litres does the store hold?", "quantity"),
+    ("Who signed the contract?", "name"),
+    ("Is the plant still running?", "yesno"),
+    ("Which magazine came first, Arthur's Magazine or First for Women?", "option"),
+    ("What colour is the roof?", "any"),
+])
+def test_wanted_answer_kind(question, kind):
+    assert spans.wanted(question) == kind
+
+
+def test_alternatives_and_lettered_options():
+    assert spans.alternatives("Which magazine came first, Arthur's Magazine or First for Women?") == [
+        "Arthur's Magazine", "First for Women"]
+    question = "What does the captain fear?\n\n(A) the dark\n(B) losing the ship\n(C) nothing\n(D) the crew"
+    assert spans.lettered_options(question) == {"A": "the dark", "B": "losing the ship", "C": "nothing", "D": "the crew"}
+    assert spans.lettered_options(" ".join(question.split()))["B"] == "losing the ship"  # collapsed whitespace
+    assert spans.question_stem(question) == "What does the captain fear?"
+    assert spans.lettered_options("Is (A) a grade?") == {}
+
+
+@pytest.fixture
+def power_db(tmp_path):
+    doc = "# Plant Manual\n\n## Power\n\n" + TEXT + "\n\n## Staff\n\nThe plant employs 42 operators on five shifts.\n"
+    return build_store(tmp_path / "power.db", {"manual.md": doc}, tmp_path, FakeEmbedder())
+
+
+def test_short_answer_prefers_the_span_near_the_question_words(power_db):
+    pipeline = make_pipeline(power_db, FakeGenerator())
+    result = pipeline.answer("How long can both generators run on the diesel in the fuel store?")
+    assert result.answer.startswith("about 52 hours [")
+    assert result.grounding.mode == "span"
+    kinds = [c["kind"] for c in result.grounding.candidates]
+    assert "none" in kinds  # "The documents do not say." was a legal choice
+    assert all(c["text"] in TEXT or c["kind"] == "none" for c in result.grounding.candidates)
+
+
+def test_every_quote_is_a_verbatim_substring_of_its_node(power_db):
+    pipeline = make_pipeline(power_db, FakeGenerator())
+    for question in ("How long can both generators run on the diesel?", "How many operators does the plant employ?",
+                     "Explain how the plant keeps its power when the feeders fail."):
+        result = pipeline.answer(question)
+        assert result.quotes, question
+        for quote in result.quotes:
+            stored = power_db.execute("SELECT text FROM nodes WHERE id = ?", [quote.node_id]).fetchone()[0]
+            assert stored[quote.char_start:quote.char_end] == quote.text
+        if result.grounding.mode == "span":  # the answer span is inside its quote
+            span = result.answer.rsplit(" [", 1)[0]
+            assert span in result.quotes[0].text
+
+
+def test_focus_keeps_few_tokens_and_the_best_sentence(power_db):
+    refined = make_pipeline(power_db, FakeGenerator()).retrieve_context("How many operators does the plant employ?")
+    plan = plan_answer(refined.question, refined.passages, "extractive", 0.2, FakeEmbedder())
+    assert plan.mode == "short" and any("42 operators" in s.text for s in plan.focused)
+    assert sum(len(s.text.split()) for s in plan.focused) < sum(len(p.text.split()) for p in refined.passages) + 1
+    assert "Question: How many operators does the plant employ?" in plan.prompt
+    broad = plan_answer(refined.question, refined.passages, "abstractive", 0.8, None)
+    assert broad.mode == "free"
+
+
+def test_no_answer_when_nothing_fits_and_the_model_says_so(power_db):
+    def prefer_no_answer(prompt, labels):
+        return next((label for label in labels if grounded.NO_ANSWER in label), None)
+
+    pipeline = make_pipeline(power_db, FakeGenerator(choose=prefer_no_answer))
+    result = pipeline.answer("Who designed the power plant?")  # the documents name nobody
+    assert result.answer == grounded.NO_ANSWER and result.quotes == []
+    assert result.grounding.mode == "none"
+
+
+def test_trace_links_answer_sentences_to_sources(power_db):
+    refined = make_pipeline(power_db, FakeGenerator()).retrieve_context("How long can both generators run on the diesel?")
+    found = focus.context_sentences(refined.passages)
+    quotes = grounded.trace("Both generators can run for about 52 hours on the stored diesel [1].", found)
+    assert quotes and "52 hours" in quotes[0].text
+
+
+def test_reactor_handbook_short_answers_come_from_the_text(tmp_path):
+    db = build_store(tmp_path / "r.db", {"reactor.md": reactor_handbook()}, tmp_path, FakeEmbedder())
+    result = make_pipeline(db, FakeGenerator()).answer("How many hours of simulator training does each operator complete?")
+    assert result.answer.startswith("120 hours")
