@@ -95,6 +95,23 @@ def test_label_probs_do_not_depend_on_what_is_in_the_kv_cache(generator):
     assert max(after_prefix, key=after_prefix.get) == max(fresh, key=fresh.get) == " yes"
 
 
+def test_option_logprobs_score_whole_options_in_one_batch(generator):
+    prompt = ("Sentences:\nThe fuel store holds enough diesel to run both generators for about 52 hours.\n"
+              "Question: How long can both generators run?\nAnswer:")
+    options = [" about 52 hours", " about 4 days", " The documents do not say.", " 52"]
+    batched = generator.option_logprobs(prompt, options)
+    # The same scores one option at a time, rolling the KV cache back after each.
+    tokens = generator._prompt_tokens(prompt)
+    first = generator._prefill(tokens)
+    single = []
+    for option in options:
+        continuation = generator._continuation(prompt, tokens, option)
+        single.append(generator._sequence_logprob(tokens, continuation, first) / len(continuation))
+    assert batched == pytest.approx(single, abs=0.15)  # batch numerics differ slightly
+    assert max(range(len(options)), key=batched.__getitem__) in (0, 3)  # the stated figure wins
+    assert generator.complete("The capital of France is", max_tokens=4)  # the context still generates
+
+
 def test_prompt_too_long_is_refused_never_truncated(generator):
     prompt = "word " * 8200
     assert generator.count_tokens(prompt) > generator.n_ctx
