@@ -37,10 +37,14 @@ def test_candidates_keep_units_qualifiers_and_names():
     for c in spans.candidates(sentence):
         assert sentence[c.start:c.end] == c.text
     assert "about 52 hours" in {c.text for c in spans.candidates(TEXT)}
+    found = {c.text: c.kind for c in spans.candidates("Standby generators | Load test for 2 hours | Monthly")}
+    assert found["Monthly"] == "frequency"
+    assert {c.text: c.kind for c in spans.candidates("Fuel is replaced every 18 months.")}["every 18 months"] == "frequency"
 
 
 @pytest.mark.parametrize("question, kind", [
     ("How long can the generators run?", "duration"),
+    ("How often are the generators tested?", "frequency"),
     ("When did the plant open?", "date"),
     ("How many litres does the store hold?", "quantity"),
     ("Who signed the contract?", "name"),

@@ -3,7 +3,7 @@
 A short answer is chosen from these candidates, never written freely, so it cannot hold a number
 or a name that the documents do not contain. Candidates are character spans of a sentence:
 - quantities: numbers with their currency, scale and unit ("about 52 hours", "$1.2 billion", "12%");
-- dates: "March 3, 2019", "June 2020", years;
+- dates: "March 3, 2019", "June 2020", years; frequencies: "monthly", "every 18 months";
 - names: runs of capitalised words ("Lena Marsh", "Bank of England");
 - phrases: short runs of content words between function words and punctuation ("late winter");
 - yes / no for questions that open with an auxiliary verb, and the alternatives a question names
@@ -36,6 +36,12 @@ _QUANTITY = re.compile(
     rf"(?:(?:US|C|A|NZ)?[$€£¥]\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?(?:\s*{_SCALE}\b)?(?:\s*{_UNITS}(?![\w]))?",
     re.IGNORECASE,
 )
+_FREQUENCY = re.compile(
+    r"\b(?:(?:hourly|daily|weekly|fortnightly|monthly|quarterly|annually|yearly)|"
+    r"(?:once|twice|\d+ times|three times|four times) (?:a|an|per|each|every) \w+|"
+    r"every (?:\d+ |other |few |two |three |four |six |twelve )?(?:hours?|days?|weeks?|months?|years?|shifts?))\b",
+    re.IGNORECASE,
+)
 _NAME = re.compile(
     r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|du|von|van|and|for|la|le|del|da)\s+)?[A-Z][\w'’.&-]*)*"
 )
@@ -46,6 +52,7 @@ MAX_PHRASE_WORDS = 5
 _WANTS = [
     ("yesno", re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
                           r"shall|may|might|must)\b", re.I)),
+    ("frequency", re.compile(r"\bhow often\b|\bhow frequently\b|\bat what interval", re.I)),
     ("duration", re.compile(r"\bhow (?:long|many (?:hours|days|weeks|months|years|minutes|seconds))\b", re.I)),
     ("date", re.compile(r"\b(?:when|what (?:year|date|day|month|time)|which (?:year|date|day|month)|"
                         r"in what year)\b", re.I)),
@@ -91,13 +98,14 @@ def question_stem(question: str) -> str:
 @dataclass(frozen=True)
 class Span:
     text: str
-    kind: str  # quantity | date | name | phrase | yesno | option
+    kind: str  # quantity | date | frequency | name | phrase (from a sentence); yesno | option
     start: int = -1  # offsets into the sentence; -1 for yes/no and options named by the question
     end: int = -1
 
 
 def wanted(question: str) -> str:
-    """The answer kind a question asks for: yesno, duration, date, quantity, name, or any."""
+    """The answer kind a question asks for: option, yesno, frequency, duration, date, quantity,
+    name, or any."""
     if _ALTERNATIVES.search(question):
         return "option"
     for kind, pattern in _WANTS:
@@ -130,6 +138,8 @@ def candidates(sentence: str) -> list[Span]:
         if key not in found:
             found[key] = Span(text, kind, key[0], key[1])
 
+    for m in _FREQUENCY.finditer(sentence):
+        add(m.start(), m.end(), "frequency")
     for m in _DATE.finditer(sentence):
         add(m.start(), m.end(), "date")
     for m in _QUANTITY.finditer(sentence):
@@ -170,6 +180,8 @@ def fits(span: Span, want: str) -> float:
     """How well a span's kind fits the answer kind the question wants: 1 fits, 0 neutral, <0 not."""
     if want in ("any", "option"):
         return 0.0
+    if want == "frequency":
+        return 1.0 if span.kind == "frequency" else (-0.2 if span.kind == "quantity" else -0.5)
     if want == "duration":
         return 1.0 if span.kind == "quantity" and _TIME_UNITS.search(span.text) else (
             0.3 if span.kind == "quantity" else -0.5)
