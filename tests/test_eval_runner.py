@@ -248,6 +248,36 @@ def test_make_system_rejects_unknown_names():
         make_system("bm26", Resources(), 2000)
 
 
+def test_misspelt_ablation_option_fails_before_the_run():
+    from longqa.errors import LongqaError
+    from longqa.eval.systems import LongqaSystem
+
+    with pytest.raises(LongqaError, match="unknown pipeline option.*use_tre"):
+        LongqaSystem("longqa-flat", Resources(), 2000, 3, {"use_tre": False})
+
+
+def test_halves_split_the_questions_stably(questions_file):
+    from longqa.eval.data import half_of
+
+    questions = load_questions(questions_file)
+    tune, report = select(questions, half="tune"), select(questions, half="report")
+    assert {q.id for q in tune} | {q.id for q in report} == {q.id for q in questions}
+    assert not {q.id for q in tune} & {q.id for q in report}
+    assert all(half_of(q.id) == "tune" for q in tune) and half_of("a1") == half_of("a1")
+
+
+def test_longqa_answers_come_from_ask_and_baselines_from_the_reader(questions_file, tmp_path):
+    resources = Resources.of(FakeGenerator(), FakeEmbedder())
+    runner = Runner(EvalSettings(systems=["longqa", "bm25-chunks"], budget=400), resources, tmp_path / "work",
+                    lambda name: make_system(name, resources, 400, 3))
+    runner.run(questions_file)
+    records = [json.loads(line) for line in runner.results_path(questions_file).open()]
+    longqa = [r for r in records if r["system"] == "longqa" and r["metric"] == "f1"]
+    assert longqa and all(r["answer"] and "[" not in r["answer"] for r in longqa)  # markers left out
+    assert all(r["prompt_tokens"] is None for r in longqa)  # not the harness's reader prompt
+    assert all(r["prompt_tokens"] for r in records if r["system"] == "bm25-chunks" and r["metric"] == "f1")
+
+
 # -- the command ----------------------------------------------------------------------------------------
 def test_cli_recall_only_run_and_json_report(questions_file, tmp_path):
     out = tmp_path / "report.json"

@@ -6,6 +6,7 @@ else in longqa.eval sees only `Resources` (lazily loaded, counted models) and `S
 
 from __future__ import annotations
 
+import inspect
 import re
 import time
 from dataclasses import dataclass, field
@@ -90,6 +91,12 @@ class LongqaSystem:
     needs = {"store"}
 
     def __init__(self, name: str, resources: Resources, budget: int, max_steps: int, options: dict):
+        from longqa.ask.pipeline import Pipeline
+
+        known = set(inspect.signature(Pipeline).parameters)
+        unknown = sorted(set(options) - known)
+        if unknown:  # fail before any work, not once per question inside the run
+            raise LongqaError(f"system {name}: unknown pipeline option(s) {', '.join(unknown)}")
         self.name = name
         self.resources = resources
         self.budget = budget
