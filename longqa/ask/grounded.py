@@ -28,7 +28,7 @@ from longqa.structure.tree import Node
 
 NO_ANSWER = "The documents do not say."
 MAX_CANDIDATES = 8  # scored by the model: each costs a few single-token decodes
-CANDIDATE_SENTENCES = 6  # the best focused sentences that candidates are taken from
+CANDIDATE_SENTENCES = 10  # the best focused sentences that candidates are taken from
 MAX_OPTION_TOKENS = 8  # a candidate is scored on at most its first tokens
 W_FIT, W_PROXIMITY, W_REPEAT, W_PHRASE = 0.8, 1.0, 1.2, 0.25
 STEM_CHARS = 6

@@ -33,7 +33,8 @@ _SCALE = r"(?:thousand|million|billion|trillion|mn|bn|m|k|b)"
 _QUANTITY = re.compile(
     rf"(?:\b(?:about|approximately|around|roughly|nearly|almost|over|under|up to|at least|at most|"
     rf"more than|less than)\s+)?"
-    rf"(?:(?:US|C|A|NZ)?[$€£¥]\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?(?:\s*{_SCALE}\b)?(?:\s*{_UNITS}(?![\w]))?",
+    rf"(?:(?:US|C|A|NZ)?[$€£¥]\s?)?(?<![\w.-])\(?(?:(?<=\s)-|(?<=^)-)?\d[\d,]*(?:\.\d+)?\)?(?![\w-]*[A-Za-z])"
+    rf"(?:\s*{_SCALE}\b)?(?:\s*{_UNITS}(?![\w]))?",
     re.IGNORECASE,
 )
 _FREQUENCY = re.compile(
@@ -58,7 +59,11 @@ _WANTS = [
                         r"in what year)\b", re.I)),
     ("quantity", re.compile(r"\b(?:how (?:many|much|far|large|big|high|tall|old|deep|wide|often|heavy)|"
                             r"what (?:percentage|percent|proportion|share|amount|number|ratio|rate|total|"
-                            r"value|price|cost|size|level)|how much)\b|%", re.I)),
+                            r"value|price|cost|size|level)|how much)\b|%|"
+                            r"\bwhat (?:is|was|were|are) (?:the )?(?:[\w'’-]+ ){0,4}(?:value|amount|price|cost|"
+                            r"revenues?|fees?|income|sales|total|sum|average|ratio|percentage|rate|number|count|"
+                            r"margin|expenses?|profit|loss|debt|cash|assets|liabilities|balance|growth|change|"
+                            r"compensation|salary|dividends?|earnings|spending|capex)\b", re.I)),
     ("name", re.compile(r"\b(?:who|whom|whose|which (?:company|person|man|woman|author|team|city|country|"
                         r"film|band|university|player|organi[sz]ation)|what (?:company|city|country|"
                         r"is the name|was the name)|where)\b", re.I)),
@@ -176,6 +181,15 @@ def _phrases(sentence: str) -> list[tuple[int, int]]:
     return out
 
 
+_SPECIFIC = re.compile(rf"[$€£¥%]|\b{_SCALE}\b|[a-z]{{2,}}", re.IGNORECASE)
+
+
+def is_specific(span: Span) -> bool:
+    """A quantity that carries a currency, scale or unit ("$3.6 million", "52 hours"), not a bare
+    number, which is as often a note mark, a count of something else or part of a code."""
+    return span.kind == "quantity" and bool(_SPECIFIC.search(span.text))
+
+
 def fits(span: Span, want: str) -> float:
     """How well a span's kind fits the answer kind the question wants: 1 fits, 0 neutral, <0 not."""
     if want in ("any", "option"):
@@ -188,7 +202,7 @@ def fits(span: Span, want: str) -> float:
     if want == "date":
         return 1.0 if span.kind == "date" else (-0.2 if span.kind == "quantity" else -0.5)
     if want == "quantity":
-        return 1.0 if span.kind == "quantity" else -0.5
+        return (1.0 if is_specific(span) else 0.8) if span.kind == "quantity" else -0.5
     if want == "name":
         return 1.0 if span.kind == "name" else (-0.2 if span.kind == "phrase" else -0.5)
     return 0.0
