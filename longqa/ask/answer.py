@@ -10,7 +10,7 @@ token fast on a laptop CPU.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 from longqa.ask import focus, grounded, prompts, spans
@@ -40,6 +40,7 @@ class AnswerPlan:
     focused: list[focus.Sentence]
     long_form: bool
     max_tokens: int
+    sentences: list[focus.Sentence] = field(default_factory=list)  # every context sentence, in order
 
 
 def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float, embedder=None) -> AnswerPlan:
@@ -57,13 +58,13 @@ def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float
         prompt = prompts.free_answer_prompt(question, text, long_form=True)
     else:
         prompt = prompts.short_answer_prompt(question, text)
-    return AnswerPlan("free" if long_form else "short", prompt, chosen, long_form, max_tokens)
+    return AnswerPlan("free" if long_form else "short", prompt, chosen, long_form, max_tokens, found)
 
 
 def run_answer(generator: Generator, question: str, plan: AnswerPlan, grounding: list) -> Iterator[str]:
     """The answer's text pieces; the Grounding (quotes, candidates) is appended to `grounding`."""
     if plan.mode == "short":
-        text, found = grounded.choose_short(generator, question, plan.focused, plan.prompt)
+        text, found = grounded.choose_short(generator, question, plan.focused, plan.prompt, plan.sentences)
         grounding.append(found)
         yield text
         return

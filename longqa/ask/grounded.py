@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from longqa.ask import focus, spans
+from longqa.ask import focus, spans, tables
 from longqa.ask.context import Passage, section_of
 from longqa.retrieve.terms import STOPWORDS, content_terms, words
 from longqa.structure.tree import Node
@@ -34,6 +34,10 @@ W_FIT, W_PROXIMITY, W_REPEAT, W_PHRASE = 0.8, 1.0, 1.2, 0.25
 STEM_CHARS = 6
 W_UNRELATED = 0.3  # a span whose sentence holds none of the question's words
 W_MODEL = 1.0  # weight of the generator's choice against the rule prior
+W_DRAFT = 1.0  # weight of agreeing with the model's own short draft answer
+DRAFT_TOKENS = 16
+MAX_DRAFT_WORDS = 12  # a longer draft is not a span to copy
+ANSWER_LINE = "root ::= [^\\n]+\n"
 NO_ANSWER_PRIOR = 0.45  # "The documents do not say." competes with this prior
 PROXIMITY_CHARS = 150
 MIN_TRACE_OVERLAP = 0.2  # an answer sentence is traced to a source sharing this much of its words
@@ -71,11 +75,11 @@ class Quote:
 class Grounding:
     """What the answer stage decided, beside the answer text itself."""
 
-    mode: str  # span | yesno | option | letter | free | none
+    mode: str  # span | yesno | letter | computed | free | none
     quotes: list[Quote] = field(default_factory=list)
     candidates: list[dict] = field(default_factory=list)  # the scored candidates, best first
     focused: list[focus.Sentence] = field(default_factory=list)
-    prompt_tokens: int = 0
+    draft: str = ""  # the model's own short answer, which voted for candidates
 
 
 def quote_of(sentence: focus.Sentence) -> Quote:
@@ -95,37 +99,60 @@ class _Candidate:
     final: float = 0.0
 
 
-def choose_short(generator, question: str, focused: list[focus.Sentence], prompt: str) -> tuple[str, Grounding]:
-    """The answer line ("about 52 hours [1]") and its grounding, for a short-answer question."""
+def choose_short(generator, question: str, focused: list[focus.Sentence], prompt: str,
+                 sentences: list[focus.Sentence] | None = None) -> tuple[str, Grounding]:
+    """The answer line ("about 52 hours [1]") and its grounding, for a short-answer question.
+    A table cell or a computation over one row (tables.py) comes first when the rules are sure."""
     letters = spans.lettered_options(question)
     if letters:
         return _choose_letter(generator, question, letters, focused, prompt)
+    computed = tables.compute(question, sentences or focused)
+    if computed is not None:
+        shown = ", ".join(f"{year}: {cell.strip()}" for year, cell in computed.cells)
+        grounding = Grounding(mode="computed", quotes=[quote_of(computed.header), quote_of(computed.row)],
+                              candidates=[{"text": computed.text, "kind": computed.operation, "prior": 1.0,
+                                           "model": 0.0, "score": 1.0, "cells": shown}], focused=focused)
+        return f"{computed.text} [{computed.row.passage.n}]", grounding
     want = spans.wanted(question)
     ranked = sorted(focused, key=lambda s: -s.score)[:CANDIDATE_SENTENCES]
     best_score = max((s.score for s in ranked), default=0.0) or 1.0
+    draft = _draft(generator, prompt)  # what the model would write: a vote, never the answer itself
     pool: dict[str, _Candidate] = {}
-    if want == "yesno":
+
+    def offer(text: str, kind: str, sentence, prior: float) -> None:
+        key = text.lower()
+        if key not in pool or pool[key].prior < prior:
+            pool[key] = _Candidate(text, kind, sentence, prior)
+
+    if want == "yesno":  # a verdict: only yes or no, supported by the best sentence
         top = ranked[0] if ranked else None
         for text in ("Yes", "No"):
-            pool[text] = _Candidate(text, "yesno", top, 1.0)
-    elif want == "option":
-        for text in spans.alternatives(question):
-            support = _best_support(text, ranked)
-            pool[text.lower()] = _Candidate(text, "option", support, 1.0 + (0.3 if support else 0.0))
-    for sentence in ranked:
-        for span in spans.candidates(sentence.text):
-            prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
-            if spans.repeats_question(span, question):
-                prior -= W_REPEAT
-            if span.kind == "phrase":
-                prior -= W_PHRASE
-            near = _proximity(question, sentence.text, span.start, span.end)
-            prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
-            key = span.text.lower()
-            if key not in pool or pool[key].prior < prior:
-                pool[key] = _Candidate(span.text, span.kind, sentence, prior)
+            offer(text, "yesno", top, 1.0 + (W_DRAFT if re.match(rf"{text}\b", draft, re.I) else 0.0))
+    else:
+        if want == "option":
+            for text in spans.alternatives(question):
+                support = _best_support(text, ranked)
+                offer(text, "option", support, 1.0 + (0.3 if support else 0.0))
+        for sentence in ranked:
+            for span in spans.candidates(sentence.text):
+                prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
+                if spans.repeats_question(span, question):
+                    prior -= W_REPEAT
+                if span.kind == "phrase":
+                    prior -= W_PHRASE
+                near = _proximity(question, sentence.text, span.start, span.end)
+                prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
+                offer(span.text, span.kind, sentence, prior)
+        copied = _verbatim(draft, ranked)
+        if copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question):
+            text, sentence = copied
+            offer(text, "draft", sentence, sentence.score / best_score + W_DRAFT)
+        for candidate in pool.values():  # the draft votes for the spans it agrees with
+            if candidate.kind != "draft":
+                candidate.prior += W_DRAFT * _agreement(candidate.text, draft)
     shortlist = sorted(pool.values(), key=lambda c: -c.prior)[:MAX_CANDIDATES]
-    shortlist.append(_Candidate(NO_ANSWER, "none", None, NO_ANSWER_PRIOR))
+    shortlist.append(_Candidate(NO_ANSWER, "none", None,
+                                NO_ANSWER_PRIOR + (W_DRAFT if "not say" in draft.lower() else 0.0)))
     probabilities = _model_probabilities(generator, prompt, [c.text for c in shortlist])
     for candidate, probability in zip(shortlist, probabilities):
         candidate.model = probability
@@ -133,11 +160,41 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     shortlist.sort(key=lambda c: -c.final)
     winner = shortlist[0]
     grounding = Grounding(mode="none" if winner.kind == "none" else ("yesno" if winner.kind == "yesno" else "span"),
-                          candidates=[_as_dict(c) for c in shortlist], focused=focused)
+                          candidates=[_as_dict(c) for c in shortlist], focused=focused, draft=draft)
     if winner.kind == "none" or winner.sentence is None:
         return NO_ANSWER, grounding
     grounding.quotes = [quote_of(winner.sentence)]
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+
+
+def _draft(generator, prompt: str) -> str:
+    """A short greedy completion of the focused prompt, citation marks and end punctuation cut."""
+    if generator is None:
+        return ""
+    text = generator.complete(prompt, max_tokens=DRAFT_TOKENS, stop=["\n"], grammar=ANSWER_LINE, temperature=0.0)
+    text = re.sub(r"\s*\[\d+(?:[,\s–-]+\d+)*\]", "", text).strip()
+    return text.rstrip(".;,: ").strip("\"'“”")
+
+
+def _verbatim(draft: str, sentences: list[focus.Sentence]) -> tuple[str, focus.Sentence] | None:
+    """The draft as it stands in a sentence (case-insensitive), with the sentence's own spelling."""
+    if len(draft) < 2 or len(draft.split()) > MAX_DRAFT_WORDS:
+        return None
+    for sentence in sorted(sentences, key=lambda s: -s.score):
+        at = sentence.text.lower().find(draft.lower())
+        if at >= 0:
+            return sentence.text[at:at + len(draft)], sentence
+    return None
+
+
+def _agreement(candidate: str, draft: str) -> float:
+    """Token F1 between a candidate and the draft (0 when the draft is empty)."""
+    a, b = words(candidate), words(draft)
+    common = sum(min(a.count(w), b.count(w)) for w in set(a))
+    if not a or not b or not common:
+        return 0.0
+    precision, recall = common / len(a), common / len(b)
+    return 2 * precision * recall / (precision + recall)
 
 
 def _choose_letter(generator, question, letters, focused, prompt) -> tuple[str, Grounding]:

@@ -49,6 +49,7 @@ class Refined:
             "answer_mode": grounding.mode if grounding else None,
             "quotes": [q.as_dict() for q in grounding.quotes] if grounding else [],
             "candidates": grounding.candidates if grounding else [],
+            "draft": grounding.draft if grounding else None,
             "focused": [{"node_id": s.leaf.id, "char_start": s.start, "char_end": s.end, "n": s.passage.n,
                          "score": round(s.score, 4), "text": s.text} for s in grounding.focused] if grounding else [],
             "citations": citation_list(self.passages, cited or []),

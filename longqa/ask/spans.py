@@ -127,6 +127,10 @@ def alternatives(question: str) -> list[str]:
     first = match.group(1)
     # "Which is longer, the Danube or the Rhine" → keep what follows the comma or the verb phrase
     first = re.split(r",\s*|\b(?:is|was|are|were|did|does|has|had)\s+", first)[-1].strip()
+    words_ = first.split()
+    while len(words_) > 1 and words_[0][:1].islower() and words_[0].lower() not in ("the", "a", "an"):
+        words_ = words_[1:]  # "younger Keith Bostic" → "Keith Bostic"
+    first = " ".join(words_)
     return [re.sub(r"^the\s+", "", x.strip(), flags=re.I) for x in (first, match.group(2)) if x.strip()]
 
 
@@ -192,8 +196,10 @@ def is_specific(span: Span) -> bool:
 
 def fits(span: Span, want: str) -> float:
     """How well a span's kind fits the answer kind the question wants: 1 fits, 0 neutral, <0 not."""
-    if want in ("any", "option"):
+    if want == "option":
         return 0.0
+    if want == "any":  # "what series", "which device": a thing, rarely a bare number or a date
+        return -0.3 if span.kind in ("quantity", "date") else 0.0
     if want == "frequency":
         return 1.0 if span.kind == "frequency" else (-0.2 if span.kind == "quantity" else -0.5)
     if want == "duration":
