@@ -127,3 +127,51 @@ def test_reactor_handbook_short_answers_come_from_the_text(tmp_path):
     db = build_store(tmp_path / "r.db", {"reactor.md": reactor_handbook()}, tmp_path, FakeEmbedder())
     result = make_pipeline(db, FakeGenerator()).answer("How many hours of simulator training does each operator complete?")
     assert result.answer.startswith("120 hours")
+
+
+FEES = """# Annual Report
+
+## Principal Accountant Fees
+
+The table below shows the fees billed by our auditors.
+
+Fees | Fiscal 2019 | Fiscal 2018
+Audit Fees (1) | $3,631,575 | $3,784,488
+Audit-Related Fees (2) | 0 | 359,000
+Tax Fees | 169,776 | (12,500)
+
+Audit fees cover the annual audit and quarterly reviews.
+"""
+
+
+@pytest.fixture
+def fees_db(tmp_path):
+    return build_store(tmp_path / "fees.db", {"report.md": FEES}, tmp_path, FakeEmbedder())
+
+
+@pytest.mark.parametrize("question, answer, operation", [
+    ("How much were Audit fees in 2019?", "$3,631,575", "lookup"),
+    ("What is the change in Audit Fees as a percentage between 2018 and 2019?", "-4.04%", "percent_change"),
+    ("What is the average audit fees for 2018 and 2019?", "3,708,031.5", "mean"),
+    ("What is the change in tax fees between 2018 and 2019?", "182,276", "change"),
+    ("What were the tax fees in 2019 and 2018 respectively?", "169,776; (12,500)", "list"),
+    ("What is the total tax fees for 2018 and 2019?", "157,276", "sum"),
+])
+def test_table_answers_are_computed_from_the_row_with_its_quotes(fees_db, question, answer, operation):
+    result = make_pipeline(fees_db, FakeGenerator()).answer(question)
+    assert result.grounding.mode == "computed"
+    assert result.answer.rsplit(" [", 1)[0] == answer
+    assert result.grounding.candidates[0]["kind"] == operation
+    header, row = result.quotes
+    assert "Fiscal 2019" in header.text and row.text.split(" | ")[0] in ("Audit Fees (1)", "Tax Fees")
+    for quote in result.quotes:
+        stored = fees_db.execute("SELECT text FROM nodes WHERE id = ?", [quote.node_id]).fetchone()[0]
+        assert stored[quote.char_start:quote.char_end] == quote.text
+
+
+def test_table_rules_step_aside_when_unsure(fees_db):
+    from longqa.ask import tables
+
+    assert tables.operation("Who audits the company?") is None
+    result = make_pipeline(fees_db, FakeGenerator()).answer("What is the change in legal fees between 2018 and 2019?")
+    assert result.grounding.mode != "computed"  # no row is labelled "legal fees"
