@@ -8,6 +8,7 @@ its reason in one line.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import os
 import weakref
@@ -67,6 +68,43 @@ def cpu_threads() -> int:
     return os.cpu_count() or 1
 
 
+def extra_buffers() -> bool:
+    """Whether llama.cpp may put weights in its extra CPU buffer types (AMX tiles, repacked
+    quantised blocks). Off on CPUs that advertise AMX: there llama.cpp's AMX matmul segfaulted
+    at the first decode (seen on a virtual machine that lists amx_int8 but cannot run it), and a
+    crash is worse than slower prompts. $LONGQA_EXTRA_BUFFERS=1 (or 0) decides instead."""
+    value = os.environ.get("LONGQA_EXTRA_BUFFERS", "").strip()
+    if value in ("0", "1"):
+        return value == "1"
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
+            return not any(line.startswith("flags") and " amx_int8" in line for line in handle)
+    except OSError:
+        return True
+
+
+@contextlib.contextmanager
+def _model_params(use_extra_buffers: bool):
+    """llama-cpp-python has no argument for `use_extra_bufts`: adjust the defaults it reads while
+    one model loads."""
+    if use_extra_buffers:
+        yield
+        return
+    module = llama_cpp.llama.llama_cpp  # the low-level module as llama.py sees it
+    original = module.llama_model_default_params
+
+    def without_extra_buffers():
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    module.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = original
+
+
 _OPEN: "weakref.WeakSet[llama_cpp.Llama]" = weakref.WeakSet()
 
 
@@ -90,19 +128,20 @@ def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 51
     threads = cpu_threads()
     _LOG_TAIL.clear()
     try:
-        llm = llama_cpp.Llama(
-            model_path=str(info.path),
-            n_gpu_layers=-1 if gpu_offload() else 0,
-            n_threads=threads,
-            n_threads_batch=threads,
-            n_ctx=n_ctx,
-            n_batch=min(n_batch, n_ctx),
-            n_ubatch=min(n_batch, n_ctx),
-            embedding=embedding,
-            flash_attn=flash_attn,
-            seed=SEED,
-            verbose=False,
-        )
+        with _model_params(extra_buffers()):
+            llm = llama_cpp.Llama(
+                model_path=str(info.path),
+                n_gpu_layers=-1 if gpu_offload() else 0,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_ctx=n_ctx,
+                n_batch=min(n_batch, n_ctx),
+                n_ubatch=min(n_batch, n_ctx),
+                embedding=embedding,
+                flash_attn=flash_attn,
+                seed=SEED,
+                verbose=False,
+            )
     except (ValueError, RuntimeError, OSError) as exc:
         reason = _load_failure_reason() or str(exc)
         raise ModelError(f"{info.path}: llama.cpp cannot load this model ({reason})") from None
@@ -187,6 +226,15 @@ class LlamaGenerator:
         else:  # labels share a first token: score each whole label, rolling the KV cache back
             scores = [self._sequence_logprob(prompt_tokens, c, first) for c in continuations]
         return renormalise(labels, scores)
+
+    def option_logprobs(self, prompt: str, options: list[str], *, max_tokens: int = 8) -> list[float]:
+        """Mean log-probability per token of each option as the continuation of `prompt` (at most
+        its first `max_tokens` tokens): the prompt is read once, each option rolled back after."""
+        prompt_tokens = self._prompt_tokens(prompt)
+        continuations = [self._continuation(prompt, prompt_tokens, option)[:max_tokens] or [0] for option in options]
+        check_fits(self.name, len(prompt_tokens), max(len(c) for c in continuations), self.n_ctx)
+        first = self._prefill(prompt_tokens)
+        return [self._sequence_logprob(prompt_tokens, c, first) / len(c) for c in continuations]
 
     def _continuation(self, prompt: str, prompt_tokens: list[int], label: str) -> list[int]:
         """The label's tokens as the model would see them right after the prompt."""
