@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -11,8 +12,9 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, interactive, print_json
-from longqa.errors import EXIT_OK, EXIT_PARTIAL
-from longqa.ingest import Ingestor, expand_inputs
+from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, LongqaError
+from longqa.ingest import IngestResult, Ingestor, expand_inputs
+from longqa.names import as_text, shown
 from longqa.structure.choose import MODES
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.models.resolve import LazyEmbedder, load_generator
@@ -41,7 +43,7 @@ def ingest(
     if structure not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
     if paths == ["-"]:
-        paths = [line.strip() for line in sys.stdin if line.strip()]
+        paths = read_paths(sys.stdin)
     files, failed = expand_inputs(paths)
     store = db_from(db)
     # Loaded at the first document that needs vectors; refuses a store built with another embedder.
@@ -58,9 +60,9 @@ def ingest(
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
     results = list(failed)
-    for result in failed:
-        if not as_json:
-            err.print(f"longqa: {result.path}: {result.error}", markup=False, highlight=False)
+    for result in failed:  # on stderr with --json too: stdout keeps its one JSON document
+        err.print(failure_line(result), markup=False, highlight=False)
+    stopped: LongqaError | None = None
     with _progress(show_progress, len(files)) as progress:
         task = progress.add_task("ingest", total=len(files), rate="")
         pages_done, started = 0, time.perf_counter()
@@ -71,11 +73,20 @@ def ingest(
 
         ingestor.on_pages = count_pages
         for path in files:
-            progress.update(task, description=_short(path))
-            result = ingestor.ingest(path)
+            if stopped is not None:  # each file the batch did not reach is still named
+                result = IngestResult(path=as_text(str(path)), status="failed", error=f"not tried: {shown(stopped)}")
+            else:
+                progress.update(task, description=_short(path))
+                try:
+                    result = ingestor.ingest(path)
+                except LongqaError as exc:  # the store or a model: no later file could succeed
+                    if not any(r.status != "failed" for r in results):
+                        raise  # nothing done: the command failed (exit 1), as one error line
+                    stopped = exc
+                    result = IngestResult(path=as_text(str(path)), status="failed", error=shown(exc))
             results.append(result)
-            if result.status == "failed" and not as_json:
-                progress.console.print(f"longqa: {result.path}: {result.error}", markup=False, highlight=False)
+            if result.status == "failed":
+                progress.console.print(failure_line(result), markup=False, highlight=False)
             elapsed = max(time.perf_counter() - started, 1e-6)
             progress.update(task, advance=1, rate=f"{pages_done / elapsed:.0f} pages/s")
     n_failed = sum(1 for r in results if r.status == "failed")
@@ -84,11 +95,31 @@ def ingest(
     elif not quiet:
         counts = {s: sum(1 for r in results if r.status == s) for s in ("added", "updated", "skipped", "failed")}
         err.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to ingest")
-    raise typer.Exit(EXIT_PARTIAL if n_failed else EXIT_OK)
+    raise typer.Exit(exit_code(results))
+
+
+def exit_code(results: list[IngestResult]) -> int:
+    """0: nothing failed; 3: some inputs failed, others were stored or are unchanged; 1: every
+    input failed, so nothing was done."""
+    failed = sum(1 for r in results if r.status == "failed")
+    if not failed:
+        return EXIT_OK
+    return EXIT_PARTIAL if failed < len(results) else EXIT_ERROR
+
+
+def failure_line(result: IngestResult) -> str:
+    """`longqa: NAME: reason` on one line, the name escaped (see longqa.names)."""
+    return f"longqa: {shown(result.path)}: {shown(result.error)}"
+
+
+def read_paths(stream) -> list[str]:
+    """Paths from stdin, one per line, as bytes where possible so any file name survives."""
+    raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8", "surrogateescape")
+    return [os.fsdecode(line.strip()) for line in raw.splitlines() if line.strip()]
 
 
 def _short(path: Path) -> str:
-    name = path.name
+    name = shown(path.name)
     return name if len(name) <= 40 else name[:37] + "..."
 
 
