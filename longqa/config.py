@@ -29,3 +29,26 @@ def db_path(explicit: str | os.PathLike | None = None) -> Path:
     if os.environ.get("LONGQA_DB"):
         return Path(os.environ["LONGQA_DB"]).expanduser()
     return data_dir() / "longqa.db"
+
+
+def make_private_dir(path: Path) -> None:
+    """Create `path` and any missing parents with mode 0700 (only the user can list or enter
+    them); directories that already exist are left as they are."""
+    missing = []
+    current = Path(path)
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+
+
+# A question longer than this many (cl100k) tokens is cut, with a warning. The embedder reads
+# 256 tokens of it and every generator prompt holds it next to the 2,000-token context within
+# an 8,192-token window; the longest question in the evaluation data is 176 tokens.
+QUESTION_MAX_TOKENS = 512
+# At most this many bytes of a question are read from stdin.
+QUESTION_MAX_BYTES = 1 << 20

@@ -57,7 +57,7 @@ def models(
     }
     store_path = config.db_path(db)
     if store_path.is_file():
-        report["store"] = describe_store(db_from(db), report["embedder"].get("name"))
+        report["store"] = describe_store(db_from(db, readonly=True), report["embedder"].get("name"))
     if as_json:
         print_json(report)
     else:
