@@ -1,8 +1,10 @@
-"""Where longqa keeps its files, and the settings that come from the environment."""
+"""Where longqa keeps its files, the settings that come from the environment, and the limits on
+what one question or one document may cost."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -52,3 +54,22 @@ def make_private_dir(path: Path) -> None:
 QUESTION_MAX_TOKENS = 512
 # At most this many bytes of a question are read from stdin.
 QUESTION_MAX_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much work `longqa ingest` takes on for one document (each has an ingest flag; 0 lifts
+    it). A document over a limit fails with its own line on stderr; the batch goes on."""
+
+    max_mb: float = 100  # file size in MB: the whole file is read or mapped at once
+    max_pages: int = 5_000  # PDF pages: parsing costs about 5 ms of CPU per page
+    # Characters in one line of a text or markdown file: running text wraps far sooner, and a
+    # longer line is machine data (minified, base64, logs) that would cost minutes to embed.
+    max_line_chars: int = 100_000
+    max_headings: int = 10_000  # headings found in one document: one section and leaf each
+    # A document without headings of its own longer than this (cl100k tokens) is stored without
+    # sections instead of being divided by the local model (~1 s of model time per 1,000 tokens).
+    llm_max_tokens: int = 50_000
+    # A PDF that MuPDF had to repair (corrupt streams, broken objects) fails unless this is set,
+    # in which case what could be read is stored, with a warning.
+    allow_damaged: bool = False

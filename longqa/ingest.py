@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Protocol
 import numpy as np
 import sqlite_utils
 
+from longqa.config import Limits
 from longqa.errors import InputError, LongqaError, StoreError
 from longqa.models.window import PromptTooLong
 from longqa.names import as_text, stored_path
@@ -49,6 +50,7 @@ class IngestResult:
     nodes: int = 0
     structure: str | None = None
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)  # stored, but not everything went well
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -64,6 +66,7 @@ class Ingestor:
     # Runs on every tree with its source name before it is stored: generated titles, summaries.
     annotate: Callable[[Node, str], None] | None = None
     max_leaf_tokens: int = 300
+    limits: Limits = field(default_factory=Limits)
     on_pages: Callable[[int], None] = field(default=lambda pages: None)
 
     def ingest(self, path: Path) -> IngestResult:
@@ -83,10 +86,11 @@ class Ingestor:
                 result.pages, result.nodes = existing["pages"], existing["nodes"]
                 result.structure = existing["structure"]
                 return result
-            parsed = parse_file(path)
+            parsed = parse_file(path, self.limits)
             self.on_pages(parsed.pages)
+            notes = list(parsed.warnings)
             root, source = structure_document(
-                parsed, self.structure, self.llm_structurer, self.max_leaf_tokens
+                parsed, self.structure, self.llm_structurer, self.max_leaf_tokens, self.limits, notes
             )
             if self.annotate is not None:
                 self.annotate(root, source)
@@ -99,7 +103,7 @@ class Ingestor:
                 self.db, record, root, vectors, self.embedder.name if self.embedder else ""
             )
             result.status = "updated" if existing else "added"
-            result.pages, result.structure = parsed.pages, source
+            result.pages, result.structure, result.warnings = parsed.pages, source, notes
             result.nodes = sum(1 for _ in walk(root))
         except InputError as exc:
             result.error = exc.reason

@@ -204,10 +204,10 @@ def test_a_bug_triggered_by_one_file_fails_that_file_only(tmp_path, db_path, mon
         (tmp_path / name).write_text(DOC.replace("Handbook", name))
     real_parse = ingest_module.parse_file
 
-    def parse_with_bug(path):
+    def parse_with_bug(path, *rest):
         if path.name == "b.md":
             raise RecursionError("maximum recursion depth exceeded")
-        return real_parse(path)
+        return real_parse(path, *rest)
 
     monkeypatch.setattr(ingest_module, "parse_file", parse_with_bug)
     code, _, err = ingest_in_process(monkeypatch, capsys, tmp_path, "-d", db_path)

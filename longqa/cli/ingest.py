@@ -12,6 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, interactive, print_json
+from longqa.config import Limits
 from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, LongqaError
 from longqa.ingest import IngestResult, Ingestor, expand_inputs
 from longqa.names import as_text, shown
@@ -21,6 +22,9 @@ from longqa.models.resolve import LazyEmbedder, load_generator
 from longqa.structure.llm import make_llm_structurer
 from longqa.structure.titles import make_section_annotator
 from longqa.store.vectors import require_current
+
+
+DEFAULT_LIMITS = Limits()
 
 
 @app.command()
@@ -38,6 +42,22 @@ def ingest(
         None, "--summaries/--no-summaries",
         help="One-sentence section summaries (default: for model-structured documents of at most 50 sections).",
     ),
+    max_mb: float = typer.Option(DEFAULT_LIMITS.max_mb, "--max-mb", min=0, help="Largest file in MB (0: no limit)."),
+    max_pages: int = typer.Option(DEFAULT_LIMITS.max_pages, "--max-pages", min=0, help="Most PDF pages (0: no limit)."),
+    max_line_chars: int = typer.Option(
+        DEFAULT_LIMITS.max_line_chars, "--max-line-chars", min=0,
+        help="Longest line of a text or markdown file, in characters (0: no limit).",
+    ),
+    max_headings: int = typer.Option(
+        DEFAULT_LIMITS.max_headings, "--max-headings", min=0, help="Most headings in one document (0: no limit)."
+    ),
+    llm_max_tokens: int = typer.Option(
+        DEFAULT_LIMITS.llm_max_tokens, "--llm-max-tokens", min=0,
+        help="Longest document (tokens) the local model divides into sections; longer ones are stored flat (0: no limit).",
+    ),
+    allow_damaged: bool = typer.Option(
+        False, "--allow-damaged", help="Store what can be read of a PDF that MuPDF had to repair (default: it fails).",
+    ),
 ) -> None:
     """Parse documents into trees and store them (unchanged files are skipped)."""
     if structure not in MODES:
@@ -53,9 +73,11 @@ def ingest(
     # The generator loads only for a document without headings (llm/auto) or with untitled sections.
     generator = lambda: load_generator(option_value(model), option_value(llm_url))  # noqa: E731
     structurer = make_llm_structurer(generator, store, embedder) if structure in ("auto", "llm") else None
+    limits = Limits(max_mb=max_mb, max_pages=max_pages, max_line_chars=max_line_chars,
+                    max_headings=max_headings, llm_max_tokens=llm_max_tokens, allow_damaged=allow_damaged)
     ingestor = Ingestor(
         db=store, structure=structure, force=force, embedder=embedder, llm_structurer=structurer,
-        annotate=make_section_annotator(generator, store, summaries),
+        annotate=make_section_annotator(generator, store, summaries), limits=limits,
     )
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
@@ -87,6 +109,16 @@ def ingest(
             results.append(result)
             if result.status == "failed":
                 progress.console.print(failure_line(result), markup=False, highlight=False)
+            for warning in result.warnings:
+                progress.console.print(f"longqa: {shown(result.path)}: warning: {shown(warning)}",
+                                       markup=False, highlight=False)
+            if result.structure == "llm" and result.status != "skipped" and structurer and not quiet:
+                report = structurer.report  # what dividing it with the model cost
+                progress.console.print(
+                    f"{shown(result.path)}: divided by the local model into {report.sections} sections "
+                    f"({report.input_tokens:,} tokens, {report.model_calls} model calls, {report.seconds:.1f} s)",
+                    markup=False, highlight=False,
+                )
             elapsed = max(time.perf_counter() - started, 1e-6)
             progress.update(task, advance=1, rate=f"{pages_done / elapsed:.0f} pages/s")
     n_failed = sum(1 for r in results if r.status == "failed")
