@@ -70,7 +70,7 @@ def test_inspect_docs_reports_a_store_others_can_read(tmp_path, db_path):
 
 def test_reading_commands_never_create_a_store(tmp_path):
     missing = tmp_path / "typo" / "stor.db"
-    for args in READERS:
+    for args in [*READERS, ("rm", "1"), ("reindex",)]:
         result = run(*args, db=missing)
         assert result.returncode == 1
         assert result.stderr.splitlines() == [

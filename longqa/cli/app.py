@@ -32,10 +32,11 @@ DbOption = typer.Option(None, "-d", "--db", help="SQLite store (default: $LONGQA
 JsonOption = typer.Option(False, "--json", help="Print one JSON document on stdout and nothing else.")
 
 
-def db_from(path: Optional[Path], *, readonly: bool = False):
+def db_from(path: Optional[Path], *, readonly: bool = False, create: bool = True):
     """The store named by -d/--db (or the default). Commands that only read pass `readonly`: they
-    never create, convert or migrate a store, and work where the user may not write."""
-    return open_db(config.db_path(path), readonly=readonly)
+    never create, convert or migrate a store, and work where the user may not write. Commands
+    that change documents but add none (`rm`, `reindex`) pass `create=False`."""
+    return open_db(config.db_path(path), readonly=readonly, create=create)
 
 
 def _no_color() -> bool:

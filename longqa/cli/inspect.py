@@ -153,7 +153,7 @@ def rm(
     as_json: bool = JsonOption,
 ) -> None:
     """Remove documents and everything derived from them."""
-    store = db_from(db)
+    store = db_from(db, create=False)
     records = [resolve(store, ref) for ref in docs]  # all must exist before anything is removed
     records = list({record["id"]: record for record in records}.values())
     for record in records:

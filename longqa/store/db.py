@@ -26,11 +26,12 @@ from longqa.store.migrations import MIGRATIONS
 
 STORE_MODE = 0o600
 SIDE_FILES = ("-wal", "-shm")  # SQLite's write-ahead log and its shared-memory index
+_NO_STORE = "{path}: no store here yet (it is empty until you add documents with `longqa ingest PATH`)"
 
 
-def open_db(path: Path | str, *, readonly: bool = False) -> sqlite_utils.Database:
-    """Open (or, unless `readonly`, create) the store at `path`: WAL mode, foreign keys on, schema
-    migrated. Raises StoreError, untouched, for a file that is not a longqa store.
+def open_db(path: Path | str, *, readonly: bool = False, create: bool = True) -> sqlite_utils.Database:
+    """Open (or, when `create` and not `readonly`, create) the store at `path`: WAL mode, foreign
+    keys on, schema migrated. Raises StoreError, untouched, for a file that is not a longqa store.
 
     Reads go through sqlite-utils (`db.query`, `db[table]`). The connection is in autocommit mode;
     writes that must be atomic use raw SQL inside `transaction(db)`, because sqlite-utils' write
@@ -47,6 +48,8 @@ def open_db(path: Path | str, *, readonly: bool = False) -> sqlite_utils.Databas
     if path.is_dir():
         raise StoreError(f"{shown(path)}: is a directory, not a store file")
     if not path.exists():
+        if not create:
+            raise StoreError(_NO_STORE.format(path=shown(path)))
         _create_private(path)
     try:
         conn = sqlite3.connect(os.fsencode(path), isolation_level=None, timeout=30)
@@ -74,9 +77,7 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
     """A connection that cannot write. Where SQLite cannot even create the `-shm` index (a
     read-only directory), the file is read as it is on disk ("immutable")."""
     if not path.exists():
-        raise StoreError(
-            f"{shown(path)}: no store here yet (it is empty until you add documents with `longqa ingest PATH`)"
-        )
+        raise StoreError(_NO_STORE.format(path=shown(path)))
     if path.is_dir():
         raise StoreError(f"{shown(path)}: is a directory, not a store file")
     if not os.access(path, os.R_OK):
