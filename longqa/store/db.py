@@ -88,9 +88,12 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(uri + suffix, uri=True, isolation_level=None, timeout=30)
         try:
             _check_is_store(conn, path, allow_new=False)
-        except sqlite3.OperationalError as exc:  # no -shm and no right to create one
+        except sqlite3.OperationalError as exc:
             conn.close()
-            last = exc
+            name = getattr(exc, "sqlite_errorname", "")
+            if not name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+                raise StoreError(f"{shown(path)}: cannot read the store ({exc})") from None
+            last = exc  # no -shm index and no right to create one: nobody can be writing it
             continue
         except BaseException:
             conn.close()
