@@ -1,6 +1,6 @@
 """Time the documents that once took minutes, at full size, through `longqa ingest`.
 
-    python bench/hostile_documents.py [--embed] [--keep DIR] [--json]
+    python bench/hostile_documents.py [--embed] [--limits default|lifted|both] [--keep DIR] [--json]
 
 Generated here (nothing downloaded), each the size reported in issue 12:
 - headings.md: 500 KB of markdown with 20,000 `##` headings (took 10 minutes: a quadratic step);
@@ -110,6 +110,8 @@ def run_one(path: Path, lifted: bool, embed: bool, folder: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embed", action="store_true", help="Run the real `longqa ingest`, embeddings included.")
+    parser.add_argument("--limits", choices=["default", "lifted", "both"], default="both",
+                        help="Run with the default limits, with every limit lifted, or both (default).")
     parser.add_argument("--keep", type=Path, help="Write the documents and stores here and keep them.")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -117,7 +119,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for path in make_documents(folder):
-        for lifted in (False, True):
+        for lifted in {"default": (False,), "lifted": (True,), "both": (False, True)}[args.limits]:
             row = run_one(path, lifted, args.embed, folder)
             rows.append(row)
             if not args.json:
