@@ -1,8 +1,10 @@
-"""Where longqa keeps its files, and the settings that come from the environment."""
+"""Where longqa keeps its files, the settings that come from the environment, and the limits on
+what one question or one document may cost."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -29,3 +31,47 @@ def db_path(explicit: str | os.PathLike | None = None) -> Path:
     if os.environ.get("LONGQA_DB"):
         return Path(os.environ["LONGQA_DB"]).expanduser()
     return data_dir() / "longqa.db"
+
+
+def make_private_dir(path: Path) -> None:
+    """Create `path` and any missing parents with mode 0700 (only the user can list or enter
+    them); directories that already exist are left as they are."""
+    missing = []
+    current = Path(path)
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+
+
+# A question longer than this many (cl100k) tokens is cut, with a warning. The embedder reads
+# 256 tokens of it and every generator prompt holds it next to the 2,000-token context within
+# an 8,192-token window; the longest question in the evaluation data is 176 tokens.
+QUESTION_MAX_TOKENS = 512
+# At most this many bytes of a question are read from stdin.
+QUESTION_MAX_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much work `longqa ingest` takes on for one document (each has an ingest flag; 0 lifts
+    it). A document over a limit fails with its own line on stderr; the batch goes on."""
+
+    max_mb: float = 100  # file size in MB: the whole file is read or mapped at once
+    max_pages: int = 5_000  # PDF pages: parsing costs about 5 ms of CPU per page
+    # Characters in one line of a text or markdown file: running text wraps far sooner, and a
+    # longer line is machine data (minified, base64, logs) that would cost minutes to embed.
+    max_line_chars: int = 100_000
+    max_headings: int = 10_000  # headings found in one document: one section and leaf each
+    # A document without headings of its own longer than this (cl100k tokens) is stored without
+    # sections instead of being divided by the local model, which costs about 8 s per 1,000
+    # tokens on a shared 2-core CPU (bench/RESULTS.md): at most ~7 minutes at this limit. All but
+    # 3 of the 331 text documents of the evaluation data are within it.
+    llm_max_tokens: int = 50_000
+    # A PDF that MuPDF had to repair (corrupt streams, broken objects) fails unless this is set,
+    # in which case what could be read is stored, with a warning.
+    allow_damaged: bool = False

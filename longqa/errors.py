@@ -28,3 +28,11 @@ class ModelError(LongqaError):
 
 class NotFoundError(LongqaError):
     """A document or node named on the command line is not in the store."""
+
+
+class AmbiguousError(LongqaError):
+    """A name on the command line fits more than one stored document; nothing is done."""
+
+
+class StoreError(LongqaError):
+    """The store cannot be opened or written: not a longqa store, read-only, disk full."""

@@ -6,8 +6,12 @@ interrupted run leaves no partial document and the next run finishes the job.
 
 from __future__ import annotations
 
+import errno
 import glob
 import hashlib
+import os
+import sqlite3
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,11 +20,18 @@ from typing import Callable, Iterable, Protocol
 import numpy as np
 import sqlite_utils
 
-from longqa.errors import InputError
+from longqa.config import Limits
+from longqa.errors import InputError, LongqaError, StoreError
+from longqa.models.window import PromptTooLong
+from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
 from longqa.store.documents import DocumentRecord, find_by_path, save_document
 from longqa.structure.choose import LlmStructurer, structure_document
 from longqa.structure.tree import Node, leaves, walk
+
+
+# Write errors that no later document could escape: the batch ends on them.
+STORE_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
 
 
 class LeafEmbedder(Protocol):
@@ -39,6 +50,7 @@ class IngestResult:
     nodes: int = 0
     structure: str | None = None
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)  # stored, but not everything went well
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -54,40 +66,59 @@ class Ingestor:
     # Runs on every tree with its source name before it is stored: generated titles, summaries.
     annotate: Callable[[Node, str], None] | None = None
     max_leaf_tokens: int = 300
+    limits: Limits = field(default_factory=Limits)
     on_pages: Callable[[int], None] = field(default=lambda pages: None)
 
     def ingest(self, path: Path) -> IngestResult:
+        """One file → one stored document, or a failed result saying why (one line).
+
+        Whatever goes wrong with this file — its bytes, its name, a bug it triggers — fails this
+        file only. Problems no other file could escape (the store cannot be written, a model cannot
+        be loaded) raise a LongqaError for the caller to end the batch with."""
         started = time.perf_counter()
-        stored_path = str(path.resolve())
-        result = IngestResult(path=str(path), status="failed")
+        result = IngestResult(path=as_text(str(path)), status="failed")
         try:
+            stored = stored_path(path)
             digest, size = file_digest(path)
-            existing = find_by_path(self.db, stored_path)
+            existing = find_by_path(self.db, stored)
             if existing and existing["sha256"] == digest and not self.force:
                 result.status, result.id = "skipped", existing["id"]
                 result.pages, result.nodes = existing["pages"], existing["nodes"]
                 result.structure = existing["structure"]
                 return result
-            parsed = parse_file(path)
+            parsed = parse_file(path, self.limits)
             self.on_pages(parsed.pages)
+            notes = list(parsed.warnings)
             root, source = structure_document(
-                parsed, self.structure, self.llm_structurer, self.max_leaf_tokens
+                parsed, self.structure, self.llm_structurer, self.max_leaf_tokens, self.limits, notes
             )
             if self.annotate is not None:
                 self.annotate(root, source)
             vectors = self._embed(root)
             record = DocumentRecord(
-                path=stored_path, sha256=digest, title=parsed.title, format=parsed.format,
+                path=stored, sha256=digest, title=parsed.title, format=parsed.format,
                 pages=parsed.pages, structure=source, bytes=size,
             )
             result.id = save_document(
                 self.db, record, root, vectors, self.embedder.name if self.embedder else ""
             )
             result.status = "updated" if existing else "added"
-            result.pages, result.structure = parsed.pages, source
+            result.pages, result.structure, result.warnings = parsed.pages, source, notes
             result.nodes = sum(1 for _ in walk(root))
         except InputError as exc:
             result.error = exc.reason
+        except PromptTooLong as exc:  # one text of this document does not fit the model
+            result.error = f"model error: {exc}"
+        except LongqaError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"the store cannot be written ({exc})") from None
+        except OSError as exc:
+            if exc.errno in STORE_FULL_ERRNOS:
+                raise StoreError(f"cannot write to the store ({exc.strerror or exc})") from None
+            result.error = f"I/O error ({exc.strerror or exc})"
+        except Exception as exc:  # a bug this file triggers must not cost the rest of the batch
+            result.error = _unexpected(exc)
         finally:
             result.seconds = round(time.perf_counter() - started, 3)
         return result
@@ -96,6 +127,13 @@ class Ingestor:
         if self.embedder is None:
             return None
         return self.embedder.embed([embedding_text(leaf) for leaf in leaves(root)])
+
+
+def _unexpected(exc: BaseException) -> str:
+    if os.environ.get("LONGQA_DEBUG"):
+        raise exc
+    detail = " ".join(str(exc).split())[:200]
+    return f"internal error while reading it ({type(exc).__name__}: {detail}; set LONGQA_DEBUG=1 for details)"
 
 
 def embedding_text(leaf: Node) -> str:
@@ -119,26 +157,84 @@ def file_digest(path: Path) -> tuple[str, int]:
 def expand_inputs(inputs: Iterable[str]) -> tuple[list[Path], list[IngestResult]]:
     """Files from paths, directories (recursive, supported types only) and glob patterns.
 
-    Returns the files to ingest and a failed result for each input that names nothing usable.
+    Returns the files to ingest and a failed result for each input that names nothing usable:
+    missing, unreadable, a symlink loop, a directory with no documents, a device or pipe.
     """
     files: list[Path] = []
-    missing: list[IngestResult] = []
+    failed: list[IngestResult] = []
+
+    def fail(name: str, reason: str) -> None:
+        failed.append(IngestResult(path=as_text(name), status="failed", error=reason))
+
     for item in inputs:
         path = Path(item).expanduser()
-        if path.is_dir():
-            files.extend(
-                sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
-            )
-        elif path.is_file():
-            files.append(path)
-        elif any(ch in item for ch in "*?["):
-            matches = sorted(Path(p) for p in glob.glob(str(path), recursive=True) if Path(p).is_file())
-            if matches:
-                files.extend(matches)
+        try:
+            info = path.stat()
+        except (OSError, ValueError) as exc:
+            if any(ch in item for ch in "*?[") and isinstance(exc, FileNotFoundError):
+                matches = sorted(Path(p) for p in glob.glob(str(path), recursive=True) if Path(p).is_file())
+                if matches:
+                    files.extend(matches)
+                else:
+                    fail(item, "no such file, and no files match it as a pattern")
             else:
-                missing.append(IngestResult(path=item, status="failed", error="no files match this pattern"))
+                fail(item, why_unusable(path, exc))
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            before = len(failed)
+            found = _documents_in(path, fail)
+            files.extend(found)
+            if not found and len(failed) == before:
+                suffixes = ", ".join(sorted(SUPPORTED_SUFFIXES))
+                fail(item, f"directory holds no documents (no {suffixes} files)")
+        elif stat.S_ISREG(info.st_mode):
+            files.append(path)
         else:
-            missing.append(IngestResult(path=item, status="failed", error="no such file or directory"))
-    seen: set[Path] = set()
-    unique = [p for p in files if not (p.resolve() in seen or seen.add(p.resolve()))]
-    return unique, missing
+            fail(item, "not a regular file (a device, pipe or socket)")
+    seen: set[str] = set()
+    unique = []
+    for path in files:
+        key = stored_path(path)
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique, failed
+
+
+def _documents_in(folder: Path, fail: Callable[[str, str], None]) -> list[Path]:
+    """Supported files under `folder`, sorted; symlinked directories are not followed. A document
+    that cannot be reached (a symlink loop, a broken link) and a directory that cannot be read are
+    reported through `fail`; files of other types are passed over."""
+    found: list[Path] = []
+
+    def unreadable(exc: OSError) -> None:
+        fail(exc.filename or str(folder), f"cannot read directory ({exc.strerror or exc})")
+
+    for top, dirs, names in os.walk(folder, onerror=unreadable):
+        dirs.sort()
+        for name in sorted(names):
+            path = Path(top) / name
+            if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+                continue
+            try:
+                info = path.stat()
+            except OSError as exc:
+                fail(str(path), why_unusable(path, exc))
+                continue
+            if stat.S_ISREG(info.st_mode):
+                found.append(path)
+    return found
+
+
+def why_unusable(path: Path, exc: Exception) -> str:
+    """The reason `path` cannot be opened, in words (the errno's, made precise for links)."""
+    if isinstance(exc, ValueError):
+        return "invalid file name (it contains a NUL byte)"
+    code = getattr(exc, "errno", None)
+    if code == errno.ENOENT:
+        return "broken symbolic link (its target does not exist)" if path.is_symlink() else "no such file or directory"
+    if code == errno.ELOOP:
+        return "symbolic link loop (the link leads back to itself)"
+    if code == errno.ENOTDIR:
+        return "no such file or directory (a part of the path is not a directory)"
+    return f"cannot open it ({getattr(exc, 'strerror', None) or exc})"

@@ -85,5 +85,5 @@ def test_not_a_store_gives_a_clear_error(tmp_path):
     bogus.write_bytes(b"this is not sqlite" * 100)
     from longqa.errors import LongqaError
 
-    with pytest.raises(LongqaError, match="not a usable longqa store"):
+    with pytest.raises(LongqaError, match="not a longqa store"):
         open_db(bogus)

@@ -5,10 +5,18 @@ from __future__ import annotations
 import os
 import sys
 
+import importlib
+
 import typer
 
-from longqa.errors import EXIT_ERROR, LongqaError
+from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, LongqaError
 from longqa.cli.app import app
+from longqa.names import shown
+
+# Click's exceptions, wherever this Typer takes click from (recent Typers carry their own copy).
+_click = importlib.import_module(typer.BadParameter.__module__)
+_NO_ARGS = getattr(_click, "NoArgsIsHelpError", ())
+_ABORTS = tuple({typer.Abort, getattr(_click, "Abort", typer.Abort)})
 
 # Importing a command module registers its commands on `app`.
 from longqa.cli import ingest as _ingest  # noqa: F401,E402
@@ -21,21 +29,45 @@ from longqa.cli import eval as _eval  # noqa: F401,E402
 def main() -> None:
     """Entry point: run the app, turning every failure into one line on stderr and an exit code.
 
-    Typer (click) handles usage errors itself (exit 2); commands end with `typer.Exit(code)`.
+    Click runs in non-standalone mode so that its usage errors come back here and are printed as
+    one line (click's own block is three); commands end with `typer.Exit(code)` or a return value.
     """
     try:
-        app()
-    except KeyboardInterrupt:
-        print("longqa: interrupted", file=sys.stderr)
-        sys.exit(130)
+        code = app(standalone_mode=False, prog_name="longqa")
+    except _NO_ARGS as exc:  # `longqa` alone: the help text, as before
+        exc.show()
+        code = exc.exit_code
+    except _click.UsageError as exc:
+        print(f"longqa: usage: {usage_line(exc)}", file=sys.stderr)
+        code = EXIT_USAGE
+    except _click.ClickException as exc:
+        print(f"longqa: error: {shown(exc.format_message())}", file=sys.stderr)
+        code = exc.exit_code
+    except (KeyboardInterrupt, *_ABORTS):
+        code = 130
     except LongqaError as exc:
-        print(f"longqa: error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
+        print(f"longqa: error: {shown(exc)}", file=sys.stderr)
+        code = exc.exit_code
     except Exception as exc:  # a bug: still one line, unless the user asks for the traceback
         if os.environ.get("LONGQA_DEBUG"):
             raise
-        print(f"longqa: internal error: {type(exc).__name__}: {exc} (set LONGQA_DEBUG=1 for details)", file=sys.stderr)
-        sys.exit(EXIT_ERROR)
+        print(f"longqa: internal error: {type(exc).__name__}: {shown(exc)} (set LONGQA_DEBUG=1 for details)",
+              file=sys.stderr)
+        code = EXIT_ERROR
+    if code == 130:  # typer turns Ctrl-C into exit code 130
+        print("longqa: interrupted", file=sys.stderr)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def usage_line(exc) -> str:
+    """Click's message on one line, with where to find help (and, for `ask`, how to pass a question
+    that starts with '-')."""
+    message = " ".join(exc.format_message().split())
+    command = exc.ctx.command_path if exc.ctx is not None else "longqa"
+    hint = f"see `{command} --help`"
+    if isinstance(exc, _click.NoSuchOption) and exc.ctx is not None and exc.ctx.command.name == "ask":
+        hint = "a question that starts with '-' goes after `--`: longqa ask -- \"-question\"; " + hint
+    return f"{shown(message)} ({hint})"
 
 
 __all__ = ["app", "main", "typer"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -25,12 +26,17 @@ app = typer.Typer(
 inspect_app = typer.Typer(help="Look inside the store: documents, trees, nodes.", no_args_is_help=True)
 app.add_typer(inspect_app, name="inspect")
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 DbOption = typer.Option(None, "-d", "--db", help="SQLite store (default: $LONGQA_DB or the data directory).")
 JsonOption = typer.Option(False, "--json", help="Print one JSON document on stdout and nothing else.")
 
 
-def db_from(path: Optional[Path]):
-    return open_db(config.db_path(path))
+def db_from(path: Optional[Path], *, readonly: bool = False, create: bool = True):
+    """The store named by -d/--db (or the default). Commands that only read pass `readonly`: they
+    never create, convert or migrate a store, and work where the user may not write. Commands
+    that change documents but add none (`rm`, `reindex`) pass `create=False`."""
+    return open_db(config.db_path(path), readonly=readonly, create=create)
 
 
 def _no_color() -> bool:
@@ -46,7 +52,9 @@ def console_err() -> Console:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    """One JSON document on stdout, always valid UTF-8 (a stray lone surrogate becomes U+FFFD)."""
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    sys.stdout.write(_LONE_SURROGATE.sub("\ufffd", text))
 
 
 def interactive() -> bool:

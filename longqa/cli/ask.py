@@ -10,6 +10,7 @@ import typer
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, print_json
 from longqa.cli.ask_output import print_context, print_explain, print_sources
+from longqa.cli.question import read_question
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.errors import EXIT_NO_EVIDENCE, EXIT_OK, LongqaError
 from longqa.retrieve.hybrid import MODES
@@ -19,7 +20,9 @@ NO_EVIDENCE_MESSAGE = "longqa: nothing in the store is relevant to this question
 
 @app.command()
 def ask(
-    question: str = typer.Argument(..., help="The question; '-' reads it from stdin."),
+    question: str = typer.Argument(
+        ..., help="The question; '-' reads it from stdin. One that starts with '-' goes after `--`: longqa ask -- \"-x?\"",
+    ),
     doc: Optional[List[str]] = typer.Option(None, "--doc", help="Only these documents (id, path or name); repeatable."),
     budget: int = typer.Option(2000, "--budget", min=50, help="Context tokens given to the generator."),
     max_steps: int = typer.Option(3, "--max-steps", min=0, help="Cap on expansion steps."),
@@ -37,10 +40,9 @@ def ask(
     llm_url: Optional[str] = LlmUrlOption,
 ) -> None:
     """Answer a question from the stored documents, with numbered citations."""
-    if question == "-":
-        question = sys.stdin.read()
-    if not question.strip():
-        raise typer.BadParameter("the question is empty", param_hint="QUESTION")
+    question, warnings = read_question(question)
+    for warning in warnings:
+        console_err().print(f"longqa: warning: {warning}", markup=False, highlight=False)
     if retrieval not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
     from longqa import tokens
@@ -50,7 +52,7 @@ def ask(
     from longqa.store.documents import resolve
 
     warm_up(tokens.encoding)  # the budget is counted in cl100k tokens; load the ranks meanwhile
-    store = db_from(db)
+    store = db_from(db, readonly=True)
     if store.execute("SELECT count(*) FROM documents").fetchone()[0] == 0:
         raise LongqaError("the store is empty: add documents with `longqa ingest PATH`")
     doc_ids = [resolve(store, ref)["id"] for ref in doc] if doc else None

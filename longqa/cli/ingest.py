@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -11,14 +12,19 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, interactive, print_json
-from longqa.errors import EXIT_OK, EXIT_PARTIAL
-from longqa.ingest import Ingestor, expand_inputs
+from longqa.config import Limits
+from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, LongqaError
+from longqa.ingest import IngestResult, Ingestor, expand_inputs
+from longqa.names import as_text, shown
 from longqa.structure.choose import MODES
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.models.resolve import LazyEmbedder, load_generator
 from longqa.structure.llm import make_llm_structurer
 from longqa.structure.titles import make_section_annotator
 from longqa.store.vectors import require_current
+
+
+DEFAULT_LIMITS = Limits()
 
 
 @app.command()
@@ -36,12 +42,28 @@ def ingest(
         None, "--summaries/--no-summaries",
         help="One-sentence section summaries (default: for model-structured documents of at most 50 sections).",
     ),
+    max_mb: float = typer.Option(DEFAULT_LIMITS.max_mb, "--max-mb", min=0, help="Largest file in MB (0: no limit)."),
+    max_pages: int = typer.Option(DEFAULT_LIMITS.max_pages, "--max-pages", min=0, help="Most PDF pages (0: no limit)."),
+    max_line_chars: int = typer.Option(
+        DEFAULT_LIMITS.max_line_chars, "--max-line-chars", min=0,
+        help="Longest line of a text or markdown file, in characters (0: no limit).",
+    ),
+    max_headings: int = typer.Option(
+        DEFAULT_LIMITS.max_headings, "--max-headings", min=0, help="Most headings in one document (0: no limit)."
+    ),
+    llm_max_tokens: int = typer.Option(
+        DEFAULT_LIMITS.llm_max_tokens, "--llm-max-tokens", min=0,
+        help="Longest document (tokens) the local model divides into sections; longer ones are stored flat (0: no limit).",
+    ),
+    allow_damaged: bool = typer.Option(
+        False, "--allow-damaged", help="Store what can be read of a PDF that MuPDF had to repair (default: it fails).",
+    ),
 ) -> None:
     """Parse documents into trees and store them (unchanged files are skipped)."""
     if structure not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
     if paths == ["-"]:
-        paths = [line.strip() for line in sys.stdin if line.strip()]
+        paths = read_paths(sys.stdin)
     files, failed = expand_inputs(paths)
     store = db_from(db)
     # Loaded at the first document that needs vectors; refuses a store built with another embedder.
@@ -51,16 +73,18 @@ def ingest(
     # The generator loads only for a document without headings (llm/auto) or with untitled sections.
     generator = lambda: load_generator(option_value(model), option_value(llm_url))  # noqa: E731
     structurer = make_llm_structurer(generator, store, embedder) if structure in ("auto", "llm") else None
+    limits = Limits(max_mb=max_mb, max_pages=max_pages, max_line_chars=max_line_chars,
+                    max_headings=max_headings, llm_max_tokens=llm_max_tokens, allow_damaged=allow_damaged)
     ingestor = Ingestor(
         db=store, structure=structure, force=force, embedder=embedder, llm_structurer=structurer,
-        annotate=make_section_annotator(generator, store, summaries),
+        annotate=make_section_annotator(generator, store, summaries), limits=limits,
     )
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
     results = list(failed)
-    for result in failed:
-        if not as_json:
-            err.print(f"longqa: {result.path}: {result.error}", markup=False, highlight=False)
+    for result in failed:  # on stderr with --json too: stdout keeps its one JSON document
+        err.print(failure_line(result), markup=False, highlight=False)
+    stopped: LongqaError | None = None
     with _progress(show_progress, len(files)) as progress:
         task = progress.add_task("ingest", total=len(files), rate="")
         pages_done, started = 0, time.perf_counter()
@@ -71,11 +95,30 @@ def ingest(
 
         ingestor.on_pages = count_pages
         for path in files:
-            progress.update(task, description=_short(path))
-            result = ingestor.ingest(path)
+            if stopped is not None:  # each file the batch did not reach is still named
+                result = IngestResult(path=as_text(str(path)), status="failed", error=f"not tried: {shown(stopped)}")
+            else:
+                progress.update(task, description=_short(path))
+                try:
+                    result = ingestor.ingest(path)
+                except LongqaError as exc:  # the store or a model: no later file could succeed
+                    if not any(r.status != "failed" for r in results):
+                        raise  # nothing done: the command failed (exit 1), as one error line
+                    stopped = exc
+                    result = IngestResult(path=as_text(str(path)), status="failed", error=shown(exc))
             results.append(result)
-            if result.status == "failed" and not as_json:
-                progress.console.print(f"longqa: {result.path}: {result.error}", markup=False, highlight=False)
+            if result.status == "failed":
+                progress.console.print(failure_line(result), markup=False, highlight=False)
+            for warning in result.warnings:
+                progress.console.print(f"longqa: {shown(result.path)}: warning: {shown(warning)}",
+                                       markup=False, highlight=False)
+            if result.structure == "llm" and result.status != "skipped" and structurer and not quiet:
+                report = structurer.report  # what dividing it with the model cost
+                progress.console.print(
+                    f"{shown(result.path)}: divided by the local model into {report.sections} sections "
+                    f"({report.input_tokens:,} tokens, {report.model_calls} model calls, {report.seconds:.1f} s)",
+                    markup=False, highlight=False,
+                )
             elapsed = max(time.perf_counter() - started, 1e-6)
             progress.update(task, advance=1, rate=f"{pages_done / elapsed:.0f} pages/s")
     n_failed = sum(1 for r in results if r.status == "failed")
@@ -84,11 +127,31 @@ def ingest(
     elif not quiet:
         counts = {s: sum(1 for r in results if r.status == s) for s in ("added", "updated", "skipped", "failed")}
         err.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to ingest")
-    raise typer.Exit(EXIT_PARTIAL if n_failed else EXIT_OK)
+    raise typer.Exit(exit_code(results))
+
+
+def exit_code(results: list[IngestResult]) -> int:
+    """0: nothing failed; 3: some inputs failed, others were stored or are unchanged; 1: every
+    input failed, so nothing was done."""
+    failed = sum(1 for r in results if r.status == "failed")
+    if not failed:
+        return EXIT_OK
+    return EXIT_PARTIAL if failed < len(results) else EXIT_ERROR
+
+
+def failure_line(result: IngestResult) -> str:
+    """`longqa: NAME: reason` on one line, the name escaped (see longqa.names)."""
+    return f"longqa: {shown(result.path)}: {shown(result.error)}"
+
+
+def read_paths(stream) -> list[str]:
+    """Paths from stdin, one per line, as bytes where possible so any file name survives."""
+    raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8", "surrogateescape")
+    return [os.fsdecode(line.strip()) for line in raw.splitlines() if line.strip()]
 
 
 def _short(path: Path) -> str:
-    name = path.name
+    name = shown(path.name)
     return name if len(name) <= 40 else name[:37] + "..."
 
 

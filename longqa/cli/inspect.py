@@ -10,7 +10,10 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from longqa import config
 from longqa.cli.app import DbOption, JsonOption, app, console_err, console_out, db_from, inspect_app, print_json
+from longqa.names import shown
+from longqa.store.db import exposed_files
 from longqa.store.documents import delete_document, list_documents, resolve
 from longqa.store.nodes import get_node, load_tree
 from longqa.structure.tree import Node
@@ -24,7 +27,8 @@ def pages(node: Node | dict) -> str:
 @inspect_app.command("docs")
 def inspect_docs(db: Optional[Path] = DbOption, as_json: bool = JsonOption) -> None:
     """One row per document: id, title, path, pages, nodes, structure source."""
-    docs = list_documents(db_from(db))
+    docs = list_documents(db_from(db, readonly=True))
+    _warn_exposed(config.db_path(db))
     keys = ("id", "title", "path", "pages", "nodes", "tokens", "structure", "added")
     if as_json:
         print_json([{k: d[k] for k in keys} for d in docs])
@@ -36,9 +40,22 @@ def inspect_docs(db: Optional[Path] = DbOption, as_json: bool = JsonOption) -> N
     for column in ("id", "title", "pages", "nodes", "tokens", "structure", "path"):
         table.add_column(column, justify="right" if column in ("id", "pages", "nodes", "tokens") else "left")
     for d in docs:
-        table.add_row(str(d["id"]), d["title"], str(d["pages"]), str(d["nodes"]), f"{d['tokens']:,}",
-                      d["structure"], d["path"])
+        table.add_row(str(d["id"]), shown(d["title"]), str(d["pages"]), str(d["nodes"]), f"{d['tokens']:,}",
+                      d["structure"], shown(d["path"]))
     console_out().print(table)
+
+
+def _warn_exposed(path: Path) -> None:
+    """Stores made before they were created private (or copied with a loose umask) stay readable
+    by every local user; say so on stderr, with the command that fixes it."""
+    exposed = exposed_files(path)
+    if exposed:
+        modes = ", ".join(f"{shown(p.name)} {mode:04o}" for p, mode in exposed)
+        names = " ".join(shown(p) for p, _ in exposed)
+        console_err().print(
+            f"longqa: warning: other users can read this store ({modes}); make it private with: chmod 600 {names}",
+            markup=False, highlight=False,
+        )
 
 
 def tree_json(node: Node, depth: int | None) -> dict:
@@ -73,7 +90,7 @@ def _label(node: Node, show_ids: bool) -> Text:
 
 @inspect_app.command("tree")
 def inspect_tree(
-    doc: str = typer.Argument(..., help="Document id, path, file name or title."),
+    doc: str = typer.Argument(..., help="Document id, path, file name or title (matched exactly)."),
     depth: Optional[int] = typer.Option(None, "--depth", help="Show nodes down to this depth."),
     paragraphs: bool = typer.Option(False, "--paragraphs", "-p", help="List paragraph leaves too."),
     ids: bool = typer.Option(False, "--ids", help="Show node ids (for `inspect node`)."),
@@ -81,7 +98,7 @@ def inspect_tree(
     as_json: bool = JsonOption,
 ) -> None:
     """Show a document's tree: titles, page ranges, token counts."""
-    store = db_from(db)
+    store = db_from(db, readonly=True)
     record = resolve(store, doc)
     root = load_tree(store, record["id"])
     if as_json:
@@ -108,7 +125,7 @@ def inspect_tree(
 @inspect_app.command("node")
 def inspect_node(node_id: int = typer.Argument(...), db: Optional[Path] = DbOption, as_json: bool = JsonOption) -> None:
     """One node with its text, path of titles and page span."""
-    store = db_from(db)
+    store = db_from(db, readonly=True)
     node = get_node(store, node_id)
     doc = store["documents"].get(node.doc_id)
     data = {"id": node.id, "doc": doc["title"], "doc_id": node.doc_id, "path": node.path, "kind": node.kind,
@@ -129,17 +146,21 @@ def inspect_node(node_id: int = typer.Argument(...), db: Optional[Path] = DbOpti
 
 @app.command("rm")
 def rm(
-    docs: List[str] = typer.Argument(..., help="Document ids, paths, file names or titles."),
+    docs: List[str] = typer.Argument(
+        ..., help="Document ids, paths, file names or titles, matched exactly; a name that fits several documents is refused."
+    ),
     db: Optional[Path] = DbOption,
     as_json: bool = JsonOption,
 ) -> None:
     """Remove documents and everything derived from them."""
-    store = db_from(db)
+    store = db_from(db, create=False)
     records = [resolve(store, ref) for ref in docs]  # all must exist before anything is removed
+    records = list({record["id"]: record for record in records}.values())
     for record in records:
         delete_document(store, record["id"])
     if as_json:
         print_json({"removed": [{"id": r["id"], "path": r["path"]} for r in records]})
     else:
         for record in records:
-            console_err().print(f"removed {record['title']} ({record['path']})", markup=False)
+            console_err().print(f"removed {shown(record['title'])} ({shown(record['path'])})", markup=False,
+                                highlight=False)

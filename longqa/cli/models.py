@@ -57,7 +57,7 @@ def models(
     }
     store_path = config.db_path(db)
     if store_path.is_file():
-        report["store"] = describe_store(db_from(db), report["embedder"].get("name"))
+        report["store"] = describe_store(db_from(db, readonly=True), report["embedder"].get("name"))
     if as_json:
         print_json(report)
     else:
@@ -99,7 +99,7 @@ def reindex(
     from longqa.models.resolve import load_embedder
     from longqa.reindex import reindex as run_reindex
 
-    store = db_from(db)
+    store = db_from(db, create=False)
     embedder = load_embedder(option_value(embed_model), option_value(llm_url))
     err = console_err()
     started = time.perf_counter()

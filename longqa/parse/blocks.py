@@ -44,3 +44,4 @@ class ParsedDocument:
     blocks: list[Block]
     outline: list[OutlineEntry] = field(default_factory=list)
     format: str = "text"  # pdf | markdown | text
+    warnings: list[str] = field(default_factory=list)  # read, but not cleanly (a repaired PDF)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
 
 from longqa.errors import InputError
@@ -16,6 +17,10 @@ _BOMS = [
 ]
 
 
+# C0 controls but tab, newline, form feed (a page break) and carriage return; DEL; C1 controls.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
 def read_text(path: Path) -> str:
     try:
         data = path.read_bytes()
@@ -25,6 +30,12 @@ def read_text(path: Path) -> str:
 
 
 def decode_bytes(data: bytes, path: Path) -> str:
+    """The text of `data`, with control characters (terminal escape codes among them) removed:
+    stored text is printed back to terminals by `inspect` and `ask --context-only`."""
+    return _CONTROLS.sub("", _decode(data, path))
+
+
+def _decode(data: bytes, path: Path) -> str:
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return data.decode(encoding, errors="replace")

@@ -53,6 +53,9 @@ class Furniture:
         """One Mark per block of this page; each edge key is counted once per page."""
         self.pages += 1
         marks: list[Mark] = []
+        # A header or footer sits beside body text: a page's only block is its body (a ledger
+        # of one line per page is not 3,000 running headers), unless it is a bare page number.
+        lone = len(blocks) == 1
         # Position on the page, not order in the content stream: footers are often written first.
         from_top = sorted(range(len(blocks)), key=lambda i: blocks[i].y0)
         from_bottom = sorted(range(len(blocks)), key=lambda i: -blocks[i].y1)
@@ -65,7 +68,8 @@ class Furniture:
                 marks.append(Mark())
                 continue
             outermost = in_band or index in outer
-            marks.append(Mark(furniture_key(text), outermost and bool(PAGE_NUMBER.match(text))))
+            page_number = outermost and bool(PAGE_NUMBER.match(text))
+            marks.append(Mark(None if lone else furniture_key(text), page_number))
         self.pages_with.update({mark.key for mark in marks if mark.key})
         return marks
 

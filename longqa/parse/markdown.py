@@ -9,7 +9,9 @@ from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
 from longqa.parse.text import paragraphs
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
+# The closing run of "#"s is stripped in code: a lazy group before "[ \t#]*$" backtracks
+# quadratically over a long line of spaces and hashes.
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S.*)$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
@@ -35,7 +37,9 @@ def markdown_blocks(text: str, page: int = 1) -> list[Block]:
         setext = _SETEXT.match(line)
         if atx:
             flush()
-            blocks.append(Block(text=atx.group(2).strip(), page=page, heading=len(atx.group(1))))
+            rest = atx.group(2)
+            title = rest.rstrip(" \t#") or rest[:1]  # "# ###" is titled "#"
+            blocks.append(Block(text=title.strip(), page=page, heading=len(atx.group(1))))
         elif setext and buffer and buffer[-1].strip() and (len(buffer) == 1 or not buffer[-2].strip()):
             title = buffer.pop().strip()
             flush()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pymupdf
 
+from longqa.config import Limits
 from longqa.errors import InputError
 from longqa.parse.blocks import Block, OutlineEntry, ParsedDocument
 from longqa.parse.decode import looks_binary
@@ -26,6 +27,13 @@ pymupdf.TOOLS.mupdf_display_warnings(False)
 # Text only: no image blocks; ligatures expanded so that "ﬁnance" is searchable as "finance".
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
 
+# MuPDF's notices that mean the file itself is broken (seen on PDFs with one flipped byte).
+_DAMAGE = re.compile(
+    r"zlib error|syntax error|cannot load object|read error|invalid character in hex string|"
+    r"invalid indirect reference|expected (?:string|object|'?obj'?|'endobj')|repair|xref|object out of range|"
+    r"unknown keyword|cannot draw text|broken table|premature end",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
 # Metadata titles that name a file, a filing number or a tool rather than the document.
 _BAD_TITLE = re.compile(
@@ -34,12 +42,19 @@ _BAD_TITLE = re.compile(
 )
 
 
-def parse_pdf(path: Path) -> ParsedDocument:
+def parse_pdf(path: Path, limits: Limits | None = None) -> ParsedDocument:
     path = Path(path)
+    limits = limits or Limits()
+    pymupdf.TOOLS.reset_mupdf_warnings()  # what MuPDF reports from here on is about this file
     doc = open_pdf(path)
     try:
+        if limits.max_pages and doc.page_count > limits.max_pages:
+            raise InputError(
+                path, f"{doc.page_count:,} pages, over the {limits.max_pages:,}-page limit (--max-pages lifts it)"
+            )
         furniture = Furniture()
         kept: list[tuple[Block, Mark]] = []
+        unreadable: list[int] = []
         for number in range(doc.page_count):
             try:
                 page = doc.load_page(number)
@@ -47,16 +62,29 @@ def parse_pdf(path: Path) -> ParsedDocument:
                 height = page.rect.height
             except Exception as exc:  # MuPDF raises plain RuntimeErrors for broken content streams
                 detail = (str(exc).splitlines() or [type(exc).__name__])[0]
-                raise InputError(path, f"damaged PDF (page {number + 1} cannot be read: {detail})") from None
+                if not limits.allow_damaged:
+                    raise InputError(path, f"damaged PDF (page {number + 1} cannot be read: {detail}; "
+                                           "--allow-damaged stores the other pages)") from None
+                unreadable.append(number + 1)
+                continue
             marks = furniture.observe(items, height)
             kept.extend((item.block, mark) for item, mark in zip(items, marks))
+        warnings = [f"damaged PDF: page {n} could not be read and is left out" for n in unreadable]
+        damage = damage_report(doc)
+        if damage:
+            if not limits.allow_damaged:
+                raise InputError(path, f"damaged PDF ({damage}); its text may be wrong or missing "
+                                       "(--allow-damaged stores what can be read)")
+            warnings.append(f"damaged PDF, stored as read ({damage})")
         blocks = rejoin_pages([block for block, mark in kept if not furniture.is_furniture(mark)])
+        if not any(block.text.strip() for block in blocks):  # all of it "furniture": it is the text
+            blocks = rejoin_pages([block for block, mark in kept if not mark.page_number])
         if not any(block.text.strip() for block in blocks):
             raise InputError(path, _why_no_text(doc))
         outline = read_outline(doc)
         title = choose_title(doc.metadata or {}, blocks, path)
         return ParsedDocument(path=path, title=title, pages=doc.page_count, blocks=blocks,
-                              outline=outline, format="pdf")
+                              outline=outline, format="pdf", warnings=warnings)
     finally:
         doc.close()
         pymupdf.TOOLS.reset_mupdf_warnings()
@@ -93,6 +121,22 @@ def open_pdf(path: Path) -> pymupdf.Document:
     return doc
 
 
+def damage_report(doc: pymupdf.Document) -> str | None:
+    """What MuPDF had to repair while reading `doc`, in a few words, or None for a clean read.
+
+    A flipped byte in a compressed stream does not stop MuPDF: it reports the damage, carries on,
+    and the text it returns may be junk. Benign notices that healthy files produce too (odd font
+    metrics, ActualText spans) are not counted."""
+    found = [line.strip() for line in pymupdf.TOOLS.mupdf_warnings().splitlines() if _DAMAGE.search(line)]
+    if doc.is_repaired:
+        found.insert(0, "its cross-reference table was rebuilt")
+    if not found:
+        return None
+    first = found[0][:120]
+    more = len(found) - 1
+    return f"MuPDF: {first}" + (f"; {more} more problem{'s' if more > 1 else ''}" if more else "")
+
+
 def _why_no_text(doc: pymupdf.Document) -> str:
     for number in range(min(doc.page_count, 20)):
         page = doc.load_page(number)
@@ -111,7 +155,7 @@ def rejoin_pages(blocks: list[Block]) -> list[Block]:
             and block.page == prev.last_page + 1
             and not (prev.table or block.table)
             and (prev.size, prev.bold) == (block.size, block.bold)
-            and not _SENTENCE_END.search(prev.text)
+            and not _SENTENCE_END.search(prev.text[-1:])  # the last character: prev.text grows
             and block.text[:1].islower()
         ):
             prev.text = join_lines([prev.text, block.text])

@@ -116,7 +116,7 @@ def join_lines(texts: list[str]) -> str:
     """Wrapped lines of one paragraph → one string; a word hyphenated at a line end is rejoined."""
     out = ""
     for text in texts:
-        if out and _HYPHEN_END.search(out) and text[:1].islower():
+        if out and _HYPHEN_END.search(out[-2:]) and text[:1].islower():  # the end only: `out` grows
             out = out[:-1] + text
         else:
             out = f"{out} {text}" if out else text

@@ -1,38 +1,150 @@
-"""Open the store (creating it and applying migrations) and run explicit transactions."""
+"""Open the store (creating it and applying migrations) and run explicit transactions.
+
+A new store is private to its user: the file is created 0600 before SQLite opens it (SQLite gives
+its `-wal` and `-shm` files the same mode) and missing directories on the way 0700. Read-only
+opens (`inspect`, `ask`, `models`) never create, convert or migrate anything, work on a store the
+user may not write, and refuse a database that is not a longqa store.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import quote
 
 import sqlite_utils
 
-from longqa.errors import LongqaError
+from longqa.config import make_private_dir
+from longqa.errors import StoreError
+from longqa.names import shown
 from longqa.store.migrations import MIGRATIONS
 
+STORE_MODE = 0o600
+SIDE_FILES = ("-wal", "-shm")  # SQLite's write-ahead log and its shared-memory index
+_NO_STORE = "{path}: no store here yet (it is empty until you add documents with `longqa ingest PATH`)"
 
-def open_db(path: Path | str) -> sqlite_utils.Database:
-    """Open (or create) the store at `path`: WAL mode, foreign keys on, schema migrated.
+
+def open_db(path: Path | str, *, readonly: bool = False, create: bool = True) -> sqlite_utils.Database:
+    """Open (or, when `create` and not `readonly`, create) the store at `path`: WAL mode, foreign
+    keys on, schema migrated. Raises StoreError, untouched, for a file that is not a longqa store.
 
     Reads go through sqlite-utils (`db.query`, `db[table]`). The connection is in autocommit mode;
     writes that must be atomic use raw SQL inside `transaction(db)`, because sqlite-utils' write
     helpers commit on their own and would split a document across transactions.
     """
+    if str(path) == ":memory:":
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn.execute("PRAGMA foreign_keys=ON")
+        migrate(conn)
+        return sqlite_utils.Database(conn)
     path = Path(path)
-    if str(path) != ":memory:":
-        path.parent.mkdir(parents=True, exist_ok=True)
+    if readonly:
+        return sqlite_utils.Database(_connect_readonly(path))
+    if path.is_dir():
+        raise StoreError(f"{shown(path)}: is a directory, not a store file")
+    if not path.exists():
+        if not create:
+            raise StoreError(_NO_STORE.format(path=shown(path)))
+        _create_private(path)
     try:
-        conn = sqlite3.connect(str(path), isolation_level=None, timeout=30)
+        conn = sqlite3.connect(os.fsencode(path), isolation_level=None, timeout=30)
+        _check_is_store(conn, path, allow_new=True)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
         migrate(conn)
     except sqlite3.DatabaseError as exc:
-        raise LongqaError(f"{path}: not a usable longqa store ({exc})") from None
+        raise StoreError(f"{shown(path)}: cannot open the store ({exc})") from None
     return sqlite_utils.Database(conn)
+
+
+def _create_private(path: Path) -> None:
+    try:
+        make_private_dir(path.parent)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, STORE_MODE))
+    except FileExistsError:
+        pass  # another process created it first: it is theirs to have made private
+    except OSError as exc:
+        raise StoreError(f"{shown(path)}: cannot create the store ({exc.strerror or exc})") from None
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write. Where SQLite cannot even create the `-shm` index (a
+    read-only directory), the file is read as it is on disk ("immutable")."""
+    if not path.exists():
+        raise StoreError(_NO_STORE.format(path=shown(path)))
+    if path.is_dir():
+        raise StoreError(f"{shown(path)}: is a directory, not a store file")
+    if not os.access(path, os.R_OK):
+        raise StoreError(f"{shown(path)}: cannot read the store (permission denied)")
+    uri = "file:" + quote(os.fsencode(path.absolute())) + "?mode=ro"
+    last: Exception | None = None
+    for suffix in ("", "&immutable=1"):
+        conn = sqlite3.connect(uri + suffix, uri=True, isolation_level=None, timeout=30)
+        try:
+            _check_is_store(conn, path, allow_new=False)
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            name = getattr(exc, "sqlite_errorname", "")
+            if not name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+                raise StoreError(f"{shown(path)}: cannot read the store ({exc})") from None
+            last = exc  # no -shm index and no right to create one: nobody can be writing it
+            continue
+        except BaseException:
+            conn.close()
+            raise
+        conn.execute("PRAGMA query_only=ON")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+    raise StoreError(f"{shown(path)}: cannot open the store read-only ({last})")
+
+
+def _check_is_store(conn: sqlite3.Connection, path: Path, allow_new: bool) -> None:
+    """Refuse, before changing anything, a file that is not a longqa store (or, read-only, one
+    that would need migrating)."""
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError:
+        raise StoreError(f"{shown(path)}: not a longqa store (not an SQLite database); left untouched") from None
+    if not tables:
+        if allow_new:
+            return
+        raise StoreError(
+            f"{shown(path)}: the store is empty (add documents with `longqa ingest PATH`)"
+        )
+    if "_migrations" not in tables:
+        raise StoreError(
+            f"{shown(path)}: not a longqa store (an SQLite database with other tables); left untouched"
+        )
+    if not allow_new:
+        done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+        pending = [name for name, _ in MIGRATIONS if name not in done]
+        if pending:
+            raise StoreError(
+                f"{shown(path)}: the store needs upgrading ({', '.join(pending)}); "
+                "run a command that writes to it first, e.g. `longqa ingest PATH`"
+            )
+
+
+def exposed_files(path: Path | str) -> list[tuple[Path, int]]:
+    """The store's files (and `-wal`/`-shm`) that other users can read or write, with their mode."""
+    path = Path(path)
+    found = []
+    for candidate in (path, *(path.with_name(path.name + s) for s in SIDE_FILES)):
+        try:
+            mode = stat.S_IMODE(candidate.stat().st_mode)
+        except OSError:
+            continue
+        if mode & 0o066:
+            found.append((candidate, mode))
+    return found
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
@@ -49,6 +161,9 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            # Another process opening the same new store applied it between our read and our write.
+            if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
+                continue
             raise
         applied.append(name)
     return applied
@@ -56,13 +171,17 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
 
 @contextlib.contextmanager
 def transaction(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
-    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any exception (Ctrl-C included)."""
+    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any exception (Ctrl-C included).
+
+    SQLite rolls back by itself after some errors (a full disk); the original error is the one
+    worth reporting, so a rollback is only issued while a transaction is still open."""
     conn = db.conn
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 

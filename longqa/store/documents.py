@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import sqlite_utils
 
-from longqa.errors import NotFoundError
+from longqa.errors import AmbiguousError, NotFoundError
+from longqa.names import as_text, shown, stored_path
 from longqa.store.db import now, transaction
 from longqa.store.nodes import FIELDS
 from longqa.structure.tree import Node, walk
-
 
 
 @dataclass
@@ -32,18 +32,38 @@ def find_by_path(db: sqlite_utils.Database, path: str) -> dict | None:
 
 
 def resolve(db: sqlite_utils.Database, ref: str | int) -> dict:
-    """A document by id, stored path, file path (resolved), file name or exact title."""
+    """The one document `ref` names, tried in this order, each compared exactly (no patterns):
+    id, stored path, the path of a file (made absolute), file name, title.
+
+    The first kind of name that fits decides: one document is returned; several raise
+    AmbiguousError listing them, so that nothing is done to a document the user did not mean."""
     ref = str(ref)
-    queries = []
+    text = as_text(ref)
+    rows = list(db.query("SELECT id, path, title FROM documents ORDER BY id"))
+    tests = []
     if ref.isdigit():
-        queries.append(("id = ?", ref))
-    queries += [("path = ?", ref), ("path = ?", str(Path(ref).expanduser().resolve()))]
-    queries += [("path LIKE ?", "%/" + Path(ref).name), ("title = ?", ref)]
-    for where, value in queries:
-        rows = list(db.query(f"SELECT * FROM documents WHERE {where}", [value]))
-        if len(rows) == 1:
-            return rows[0]
-    raise NotFoundError(f"{ref}: no such document in the store (see `longqa inspect docs`)")
+        tests.append(lambda row: row["id"] == int(ref))
+    tests.append(lambda row: row["path"] == text)
+    try:
+        absolute = stored_path(Path(ref))
+        tests.append(lambda row: row["path"] == absolute)
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL byte: not a file name then
+        pass
+    tests.append(lambda row: PurePosixPath(row["path"]).name == text)
+    tests.append(lambda row: row["title"] == text)
+    for test in tests:
+        found = [row for row in rows if test(row)]
+        if len(found) == 1:
+            return db["documents"].get(found[0]["id"])
+        if len(found) > 1:
+            raise AmbiguousError(f"{shown(ref)}: {_candidates(found)}; name one by its id or full path")
+    raise NotFoundError(f"{shown(ref)}: no such document in the store (see `longqa inspect docs`)")
+
+
+def _candidates(rows: list[dict], limit: int = 8) -> str:
+    listed = "; ".join(f"#{row['id']} {shown(row['path'])}" for row in rows[:limit])
+    more = f"; and {len(rows) - limit} more" if len(rows) > limit else ""
+    return f"fits {len(rows)} documents: {listed}{more}"
 
 
 def list_documents(db: sqlite_utils.Database) -> list[dict]:

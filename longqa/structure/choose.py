@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Callable
 
+from longqa import tokens
+from longqa.config import Limits
+from longqa.errors import InputError
 from longqa.parse.blocks import ParsedDocument
 from longqa.structure.build import build_tree
 from longqa.structure.headings import markdown_headings, text_headings
@@ -46,16 +49,36 @@ def _own_headings(doc: ParsedDocument, mode: str) -> tuple[list[Heading], str]:
 
 
 def structure_document(
-    doc: ParsedDocument, mode: str = "auto", llm: LlmStructurer | None = None, max_tokens: int = 300
+    doc: ParsedDocument,
+    mode: str = "auto",
+    llm: LlmStructurer | None = None,
+    max_tokens: int = 300,
+    limits: Limits | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[Node, str]:
+    """The tree and its source. Raises InputError for more headings than `limits` allow; a
+    document too long for the model is stored flat instead, with a line in `notes`."""
     if mode not in MODES:
         raise ValueError(f"unknown structure mode {mode!r}; choose from {', '.join(MODES)}")
+    limits = limits or Limits()
     if mode != "llm" and mode != "flat":
         headings, source = _own_headings(doc, mode)
+        if limits.max_headings and len(headings) > limits.max_headings:
+            raise InputError(
+                doc.path, f"{len(headings):,} headings, over the {limits.max_headings:,} limit (--max-headings lifts it)"
+            )
         if headings:
             return build_tree(doc, headings, max_tokens), source
     if llm is not None and mode in ("auto", "llm"):
-        tree = llm(doc)
-        if tree is not None:
-            return tree, "llm"
+        size = sum(tokens.count(block.text) for block in doc.blocks)
+        if limits.llm_max_tokens and size > limits.llm_max_tokens:
+            if notes is not None:
+                notes.append(
+                    f"no headings, and at {size:,} tokens too long to be divided by the local model "
+                    f"(limit {limits.llm_max_tokens:,}; --llm-max-tokens lifts it): stored without sections"
+                )
+        else:
+            tree = llm(doc)
+            if tree is not None:
+                return tree, "llm"
     return build_tree(doc, [], max_tokens), "flat"

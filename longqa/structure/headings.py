@@ -25,7 +25,8 @@ def markdown_headings(doc: ParsedDocument) -> list[Heading]:
         for index, block in enumerate(doc.blocks)
         if block.heading is not None
     ]
-    top = [h for h in headings if h.level == min((h.level for h in headings), default=1)]
+    highest = min((h.level for h in headings), default=1)  # once: per heading it was quadratic
+    top = [h for h in headings if h.level == highest]
     if len(top) == 1 and top[0] is headings[0] and len(headings) > 1:
         headings[0] = Heading(headings[0].index, 0, headings[0].title)
     return headings

@@ -39,19 +39,36 @@ def sentence_spans(text: str, start: int) -> list[tuple[int, int]]:
 
 
 def _word_windows(body: str, start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
-    """Last resort for a single over-long sentence: cut between words every ~max_tokens tokens."""
-    pieces, piece_start = [], start
-    words = list(re.finditer(r"\S+", body[start:end]))
-    count = 0
-    for word in words:
-        count += tokens.count(word.group()) if len(word.group()) > 8 else 1
-        if count >= max_tokens:
-            cut = start + word.end()
-            pieces.append((piece_start, cut))
-            piece_start, count = cut, 0
-    if piece_start < end:
-        pieces.append((piece_start, end))
+    """Last resort for a single over-long sentence: cut between words about every `max_tokens`
+    tokens. The span is tokenized once (linear in its length) and each cut moves back to the
+    last space before its token; a little headroom keeps every piece within `max_tokens` when it
+    is counted on its own."""
+    text = body[start:end]
+    _, offsets = tokens.encoding().decode_with_offsets(tokens.encoding().encode_ordinary(text))
+    step = max(1, max_tokens - max(2, max_tokens // 20))
+    pieces, piece_start = [], 0
+    index = step
+    while index < len(offsets):
+        cut = offsets[index]
+        space = text.rfind(" ", piece_start + 1, cut + 1)
+        if space > piece_start:
+            cut = space
+        if cut > piece_start:
+            pieces.append((start + piece_start, start + cut))
+            piece_start = cut
+        index = _first_token_at(offsets, piece_start, index) + step
+    pieces.append((start + piece_start, end))
     return [(a, b) for a, b in pieces if body[a:b].strip()]
+
+
+def _first_token_at(offsets: list[int], position: int, hint: int) -> int:
+    """Index of the first token starting at or after `position` (searching back from `hint`)."""
+    index = min(hint, len(offsets) - 1)
+    while index > 0 and offsets[index - 1] >= position:
+        index -= 1
+    while index < len(offsets) and offsets[index] < position:
+        index += 1
+    return index
 
 
 def split_long(body: str, span: Span, max_tokens: int) -> list[Span]:
