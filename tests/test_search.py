@@ -125,7 +125,7 @@ def test_whole_document_scoring_fills_the_budget(tmp_path, db_path):
 # -- the loop: frontier, bridge, lanes -----------------------------------------------------------
 def test_bridge_step_finds_the_article_that_shares_no_word_with_the_question(films_db):
     question = "Where did the woman who directed Cold Harbour grow up?"
-    refined = make_pipeline(films_db, FakeGenerator(), budget=160).retrieve_context(question)
+    refined = make_pipeline(films_db, FakeGenerator(), budget=160, hop_after=1).retrieve_context(question)
     assert refined.analysis.type == "multi-bridge"
     bridges = [s for s in refined.steps if s["action"] == "bridge"]
     assert bridges and bridges[0]["entity"] == "Lena Marsh"
@@ -133,7 +133,8 @@ def test_bridge_step_finds_the_article_that_shares_no_word_with_the_question(fil
     picked = [s for s in adds(refined) if s["reason"] == "bridge"]
     assert picked and "Tromso" in refined.context
     # without the bridge step the same budget is filled with the distractors instead
-    plain = make_pipeline(films_db, FakeGenerator(), budget=160, use_expansion=False).retrieve_context(question)
+    plain = make_pipeline(films_db, FakeGenerator(), budget=160, hop_after=1, use_expansion=False
+                          ).retrieve_context(question)
     assert "Tromso" not in plain.context and "Cold Harbour is a 1968" in plain.context
     assert not [s for s in plain.steps if s["action"] == "bridge"]
 
@@ -214,10 +215,17 @@ def test_bridge_entities_come_from_the_evidence_not_the_question():
                 "American Psychological Association on behalf of the Society for the Exploration of Psychotherapy "
                 "Integration. Several editors served it. The editor is Jennifer Callahan."]
     found = bridge_entities(question, evidence, limit=3)
-    assert [e for e, _ in found][:2] == ["American Psychological Association",
-                                         "Society for the Exploration of Psychotherapy Integration"]
+    assert [e for e, _ in found][:2] == ["American Psychological Association", "Society for the Exploration"]
     assert bridge_query(question, found[0][0], [found[0][1]]) == "American Psychological Association first president"
     assert all(e != "Several" for e, _ in bridge_entities(question, evidence, limit=10))
+
+
+def test_bridge_entity_nearest_the_rarest_question_word():
+    question = "When did the state whose official sport is jousting make anglicanism its established religion?"
+    row = ("State Sport Year Adopted Designation Alaska Dog Mushing 1972 Official state sport Colorado Pack "
+           "Burro Racing 2012 Official summer heritage sport Maryland Jousting 1962 Official state sport")
+    found = bridge_entities(question, [row], 2, {"jousting": 5.0, "sport": 1.0, "state": 0.5})
+    assert found[0][0] == "Maryland Jousting"
 
 
 def test_answer_shape_rule():

@@ -74,7 +74,10 @@ class Planner:
             self._log("outline", chosen=list(choice.weights), shown=len(choice.shown),
                       titles=[titles[c] for c in choice.weights])
         timings["outline"] = time.perf_counter() - tick
-        weights = choice.weights if choice else {}
+        # The outline choice steers only as far as the model's measured skill at it (skill.py).
+        outline_weight = skill.weight(generator, "outline")
+        weights = {sid: w * outline_weight for sid, w in (choice.weights if choice else {}).items()
+                   if w * outline_weight > 0}
 
         tick = time.perf_counter()
         scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
@@ -94,10 +97,9 @@ class Planner:
             roots = self.search.roots  # bridge hops may have added documents
             self.analysis.evidence = outcome.sufficiency
             self.analysis.decided_by["evidence"] = "model+rule" if skill.weight(generator, "sufficiency") > 0 else "rule"
-            if len(roots) > len(documents):
+            if len(roots) > len(documents):  # bridge hops added documents: score their nodes too
                 documents = self._documents(roots)
-                scored = score_trees(roots, _combined(main_scores, sub_scores, self.search_scores), weights,
-                                     self.analysis.scope)
+                scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
         timings["search"] = time.perf_counter() - tick
         tick = time.perf_counter()
         selection = select(roots, scored, budget, s.fill_floor, forced=picks)

@@ -39,14 +39,16 @@ SHAPE_MISSING = 0.5  # coverage factor when no figure / date / name of the asked
 
 @dataclass
 class Lane:
-    """One query's frontier: node id -> (priority, reason)."""
+    """One query's frontier: node id -> (priority, reason, relevance). The priority orders the
+    picks; the relevance (the priority without a "go next" bonus) is what a picked node passes
+    on to its neighbours, so a bonus never cascades along the document."""
     query: str
-    frontier: dict[int, tuple[float, str]] = field(default_factory=dict)
+    frontier: dict[int, tuple[float, str, float]] = field(default_factory=dict)
 
-    def offer(self, node: Node, priority: float, reason: str) -> None:
+    def offer(self, node: Node, relevance: float, reason: str, bonus: float = 0.0) -> None:
         old = self.frontier.get(node.id)
-        if old is None or priority > old[0]:
-            self.frontier[node.id] = (priority, reason)
+        if old is None or relevance + bonus > old[0]:
+            self.frontier[node.id] = (relevance + bonus, reason, relevance)
 
 
 @dataclass
@@ -86,6 +88,7 @@ class Search:
         self.asked: list[str] = []  # bridge entities already queried
         self.bridged = False  # a node reached through a bridge query was picked
         self.shown: list[str] = []  # probe texts, in pick order
+        self.hop_best: list[int] = []  # the best hit of each bridge hop
 
     # -- the tree ---------------------------------------------------------------------------
     def _index(self, roots: list[Node]) -> None:
@@ -139,10 +142,10 @@ class Search:
                 stop = "budget full" if self.used and self.used >= self.budget * 0.9 else "frontier empty"
                 break
             turn += 1
-            node, priority, reason = picked
+            node, priority, reason, relevance = picked
             self.bridged = self.bridged or reason == "bridge"
             self._take(node)
-            self._extend(node, priority)
+            self._extend(node, relevance)
             coverage, p_yes, combined = self.sufficiency()
             best = combined
             counts = combined >= self.s.confidence and (self.qtype != "multi-bridge" or self.bridged
@@ -158,8 +161,14 @@ class Search:
                 if sufficient_count >= self.s.patience:
                     stop = "sufficient"
                     break
-            elif self.qtype == "multi-bridge" and self._can_hop():
+            elif self.qtype == "multi-bridge" and self._can_hop() and len(self.picks) >= self.s.hop_after:
                 self._hop()
+        for leaf_id in self.hop_best:  # a hop's best hit always gets in, even after a cap stopped the loop
+            node = self.nodes[leaf_id]
+            if not self._covered(node) and self.used + self._cost(node) <= self.budget:
+                self._take(node)
+                self.steps.append({"step": len(self.steps) + 1, "action": "add", "node": node.id, "kind": node.kind,
+                                   "reason": "bridge (after stop)", "priority": None, "tokens": self.used})
         self.steps.append({"step": len(self.steps) + 1, "action": "stop", "reason": stop,
                            "nodes": len(self.picks), "tokens": self.used,
                            "seconds": round(time.perf_counter() - started, 4)})
@@ -175,14 +184,14 @@ class Search:
         for lane in lanes:
             while lane.frontier:
                 node_id = max(lane.frontier, key=lambda i: (lane.frontier[i][0], self.nodes[i].depth, -i))
-                priority, reason = lane.frontier.pop(node_id)
+                priority, reason, relevance = lane.frontier.pop(node_id)
                 node = self.nodes[node_id]
                 if self._covered(node):
                     continue
                 cost = self._cost(node)
                 if self.used + cost > self.budget:
                     continue
-                return node, priority, reason
+                return node, priority, reason, relevance
         return None
 
     def _take(self, node: Node) -> None:
@@ -193,7 +202,7 @@ class Search:
         text = " ".join(leaf.text for leaf in new)
         self.shown.append(tokens.truncate(" ".join(text.split()), self.s.probe_tokens))
 
-    def _extend(self, node: Node, priority: float) -> None:
+    def _extend(self, node: Node, relevance: float) -> None:
         """Neighbours and the parent of a picked leaf join the frontier of the main lane."""
         lane = self.lanes[0]
         if node.is_leaf:
@@ -201,11 +210,11 @@ class Search:
                                       (self.prev_leaf.get(node.id), self.s.previous_weight)):
                 if neighbour is not None and neighbour.id not in self.taken:
                     own = self.scored[neighbour.id].score if neighbour.id in self.scored else 0.0
-                    lane.offer(neighbour, max(own, weight * priority), "neighbour")
+                    lane.offer(neighbour, max(own, weight * relevance), "neighbour")
         parent = self.parent_of.get(node.id)
         if parent is not None and parent.kind != "document":
             own = self.scored[parent.id].score if parent.id in self.scored else 0.0
-            lane.offer(parent, max(own, self.s.parent_weight * priority), "parent")
+            lane.offer(parent, max(own, self.s.parent_weight * relevance), "parent")
 
     # -- sufficiency ------------------------------------------------------------------------
     def sufficiency(self) -> tuple[float, float | None, float]:
@@ -231,7 +240,7 @@ class Search:
 
     def _hop(self) -> None:
         texts = [leaf.text for pick in self.picks for leaf in walk(pick) if leaf.is_leaf]
-        fresh = [(e, s) for e, s in bridge.bridge_entities(self.question, texts, limit=4)
+        fresh = [(e, s) for e, s in bridge.bridge_entities(self.question, texts, 4, self.term_weights)
                  if e.lower() not in {a.lower() for a in self.asked}]
         source = "rule"
         if fresh:
@@ -246,14 +255,17 @@ class Search:
             return
         self.asked.append(entity or query)
         hits = self.lookup(query)
+        if entity:  # the next hop's passage names the entity: prefer the hits whose text does
+            hits = bridge.naming(hits, self.nodes, entity, self.question) or hits
         lane = self.lanes[0]
         offered = []
         for leaf_id, score in sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))[: self.s.seed_leaves]:
             node = self.nodes.get(leaf_id)
             if node is not None and leaf_id not in self.taken and score > 0:
                 # The best hit of the hop goes next (ahead of every seed); the others compete.
-                lane.offer(node, self.s.bridge_weight * score + (0.0 if offered else 1.0), "bridge")
+                lane.offer(node, self.s.bridge_weight * score, "bridge", bonus=0.0 if offered else 1.0)
                 offered.append(leaf_id)
+        self.hop_best += offered[:1]
         self.steps.append({"step": len(self.steps) + 1, "action": "bridge", "entity": entity, "query": query,
                            "source": source, "added": offered})
 

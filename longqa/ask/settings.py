@@ -53,6 +53,9 @@ class SearchSettings:
     # Multi-hop: at most this many bridge hops, each a new query with an entity read from the
     # selected evidence; a bridge hit enters the frontier with its query's fused score x this.
     max_hops: int = 2
+    # The first hop waits for this many picks: the best leaf alone is often a near miss, and the
+    # bridge entity is read from the sentence (of all picks) closest to the question.
+    hop_after: int = 3
     bridge_weight: float = 1.0
     # OkraLong's precise mode: when the loop ends judged insufficient but retrieval found relevant
     # material, retry once with the best whole sections (coarser granularity).
