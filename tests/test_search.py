@@ -111,15 +111,17 @@ def test_every_leaf_of_a_candidate_document_gets_a_local_score(tmp_path, db_path
     assert sum(1 for v in scores.fused.values() if v > 0) > 20
 
 
-def test_whole_document_scoring_fills_the_budget(tmp_path, db_path):
-    db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
-    question = "How often are fuel assemblies replaced during a planned outage?"
-    whole = make_pipeline(db, FakeGenerator(), budget=900, k=2).retrieve_context(question)
-    hits_only = make_pipeline(db, FakeGenerator(), budget=900, k=2, whole_documents=False,
+def test_whole_document_scoring_fills_the_budget(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    whole = make_pipeline(filing_db, FakeGenerator(), budget=400, k=1, use_loop=False).retrieve_context(question)
+    hits_only = make_pipeline(filing_db, FakeGenerator(), budget=400, k=1, whole_documents=False,
                               use_loop=False).retrieve_context(question)
-    assert hits_only.context_tokens < 400  # two retrieved leaves, nothing else scores
-    assert 800 <= whole.context_tokens <= 900
-    assert any("18 months" in p.text for p in whole.passages)
+    # first-stage retrieval returned one leaf per retriever: only their section had a score
+    assert {p.section for p in hits_only.passages} == {"Results"}
+    # every leaf sharing the question's words now scores, wherever it is, and fills the budget
+    assert {"Results", "Policies", "Risks"} <= {p.section for p in whole.passages}
+    assert hits_only.context_tokens < whole.context_tokens <= 400
+    assert "Foods prices and revenue" in whole.context and "Foods prices and revenue" not in hits_only.context
 
 
 # -- the loop: frontier, bridge, lanes -----------------------------------------------------------
@@ -241,3 +243,16 @@ def test_sufficiency_prompt_grows_by_appending_so_the_kv_cache_is_reused():
     two = sufficiency_prompt("Q?", ["first node", "second node"])
     assert two.startswith(one[: -len(SUFFICIENCY_SUFFIX)])
     assert one.index("Q?") < one.index("first node")  # the question comes before the nodes
+
+
+def test_decisions_weighted_by_measured_skill():
+    from longqa.ask import skill
+
+    measured = FakeGenerator()
+    measured.name = "gemma-3-270m-q4_k_m"
+    table = skill.MEASURED["gemma-3-270m"]
+    for decision, (value, chance) in table.items():
+        assert skill.weight(measured, decision) == pytest.approx(max(0.0, (value - chance) / (1 - chance)))
+    assert skill.weight(measured, "a decision never measured") == 0.0
+    assert skill.weight(FakeGenerator(), "sufficiency") == 1.0  # an unmeasured model steers fully
+    assert skill.weight(None, "sufficiency") == 0.0

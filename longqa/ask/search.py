@@ -16,8 +16,8 @@ skill (skill.py; at chance it does not steer). The probe prompt puts the questio
 each node, so the KV cache of the previous step is reused (PECAN's node-level caching).
 Stop rules after PECAN: judged sufficient (>= confidence t_p) `patience` (t_n) times, or a cap on
 nodes, tokens (the budget) or seconds. Then OkraLong's precise mode: a search that ended without
-ever being sufficient, on a question with relevant material, retries once with the best whole
-sections. Every step is logged for `ask --json`'s `steps`.
+ever being sufficient (and not merely out of time), on a question with relevant material, retries
+once with the best whole sections. Every step is logged for `ask --json`'s `steps`.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ class Search:
                            "nodes": len(self.picks), "tokens": self.used,
                            "seconds": round(time.perf_counter() - started, 4)})
         outcome = Outcome(list(self.picks), best, ever, stop)
-        if self.s.precise_mode and not ever and self.found and self.picks:
+        if self.s.precise_mode and not ever and self.found and self.picks and stop != "max seconds":
             outcome = self._precise(outcome)
         return outcome
 

@@ -35,8 +35,8 @@ class SearchSettings:
     # PECAN's patience t_n: stop after this many steps judged sufficient.
     patience: int = 1
     # Caps: node-adding steps, and seconds spent in the loop (model probes included).
-    max_nodes: int = 12
-    max_seconds: float = 2.0
+    max_nodes: int = 8
+    max_seconds: float = 1.2
     # Frontier: the best `seed_leaves` leaves start it; the next leaf of a selected leaf enters
     # with `neighbour_weight` x that leaf's priority (the previous one with `previous_weight` x
     # it), a parent section with
@@ -57,8 +57,8 @@ class SearchSettings:
     # bridge entity is read from the sentence (of all picks) closest to the question.
     hop_after: int = 3
     bridge_weight: float = 1.0
-    # OkraLong's precise mode: when the loop ends judged insufficient but retrieval found relevant
-    # material, retry once with the best whole sections (coarser granularity).
+    # OkraLong's precise mode: when the loop ends judged insufficient (not merely out of time) but
+    # retrieval found relevant material, retry once with the best whole sections (coarser granularity).
     precise_mode: bool = True
     # ... and keeps the sections only when the sufficiency check rises by at least this much.
     precise_margin: float = 0.05
