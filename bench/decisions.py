@@ -8,7 +8,8 @@ that holds them (`longqa eval --work-dir DIR` builds those; questions without on
 Labels, and how far they can be trusted:
 - scope (R_q, AUC): "global" for free-form questions the sources grade by a judge (long
   answers), "local" for short-answer ones — a proxy, not an annotation;
-- type (class-balanced accuracy over the five labels, chance 1/classes present): from the
+- type (class-balanced accuracy, chance 1/classes present), over the five labels and as `ask`
+  uses it (extractive vs abstractive, where no rule fired; questions of those two gold types): from the
   source task — HotpotQA bridge, MuSiQue and the multi-hop L-CiteEval sets multi-bridge;
   HotpotQA comparison multi-source; TAT-QA, FinQA and FinanceBench metrics arithmetic; judged
   free-form abstractive; the rest extractive;
@@ -69,6 +70,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from longqa.ask import outline, prompts
+    from longqa.ask.analyze import MODEL_TYPES
     from longqa.ask.settings import DEFAULT
     from longqa.eval.data import half_of
     from longqa.models.resolve import load_embedder, load_generator
@@ -89,6 +91,7 @@ def main() -> None:
         stores[path.name.split("-")[0]] = (db, docs, HybridRetriever(db, embedder))
     scope_pairs, suff_pairs = [], []
     type_hits: dict[str, list[bool]] = {}
+    used_hits: dict[str, list[bool]] = {}
     outline_hits, outline_chance = [], []
     used = 0
     started = time.process_time()
@@ -115,6 +118,9 @@ def main() -> None:
         types = generator.label_probs(prompts.analysis_prompt(question, label), [f" {t}" for t in prompts.TYPES])
         picked = max(types, key=types.get).strip()
         type_hits.setdefault(gold_type(q), []).append(picked == gold_type(q))
+        if gold_type(q) in MODEL_TYPES:  # the choice as ask makes it: only between these two
+            two = generator.label_probs(prompts.analysis_prompt(question, label), [f" {t}" for t in MODEL_TYPES])
+            used_hits.setdefault(gold_type(q), []).append(max(two, key=two.get).strip() == gold_type(q))
         # first-stage leaves for the outline and sufficiency
         first = retriever.retrieve(question, "both", ids)
         ranked = [c.node_id for c in first.candidates]
@@ -142,7 +148,12 @@ def main() -> None:
     rows.append(("scope (R_q)", len(scope_pairs), scope_auc, 0.5))
     present = [c for c in type_hits if type_hits[c]]
     balanced = sum(sum(type_hits[c]) / len(type_hits[c]) for c in present) / len(present) if present else None
-    rows.append(("type", sum(len(v) for v in type_hits.values()), balanced, 1 / len(present) if present else None))
+    rows.append(("type (5 labels)", sum(len(v) for v in type_hits.values()), balanced,
+                 1 / len(present) if present else None))
+    two = [c for c in used_hits if used_hits[c]]
+    rows.append(("type (as used)", sum(len(v) for v in used_hits.values()),
+                 sum(sum(used_hits[c]) / len(used_hits[c]) for c in two) / len(two) if two else None,
+                 1 / len(two) if two else None))
     rows.append(("outline choice", len(outline_hits), sum(outline_hits) / len(outline_hits) if outline_hits else None,
                  sum(outline_chance) / len(outline_chance) if outline_chance else None))
     rows.append(("sufficiency", len(suff_pairs), auc(suff_pairs), 0.5))
