@@ -256,3 +256,14 @@ def test_decisions_weighted_by_measured_skill():
     assert skill.weight(measured, "a decision never measured") == 0.0
     assert skill.weight(FakeGenerator(), "sufficiency") == 1.0  # an unmeasured model steers fully
     assert skill.weight(None, "sufficiency") == 0.0
+
+
+def test_decisions_at_chance_are_not_asked(filing_db):
+    generator = FakeGenerator()
+    generator.name = "gemma-3-270m-q4_k_m"  # measured: type and outline choice at chance
+    refined = make_pipeline(filing_db, generator, budget=300).retrieve_context("What net revenue did Orion Foods report?")
+    asked = [p.rsplit("\n", 1)[-1] for _, p in generator.calls]
+    assert "The section that answers the question is section" not in asked
+    assert not any(p.endswith("Type:") for p in asked)
+    assert refined.analysis.decided_by["type"] == "default"
+    assert [s["action"] for s in refined.steps][0] == "outline-skipped"

@@ -84,11 +84,11 @@ def with_model(analysis: Analysis, question: str, generator: Generator) -> Analy
     else:
         analysis.scope, analysis.decided_by["scope"] = model_scope, "model"
     if "type" not in analysis.decided_by:
-        scope_label = "global" if analysis.scope >= 0.5 else "local"
-        picked = _pick(generator, prompts.analysis_prompt(question, scope_label), MODEL_TYPES, analysis, "type")
         if skill.weight(generator, "type") > 0:
-            analysis.type = picked
-        else:  # a choice at chance does not steer: the safe default stays
+            scope_label = "global" if analysis.scope >= 0.5 else "local"
+            analysis.type = _pick(generator, prompts.analysis_prompt(question, scope_label), MODEL_TYPES,
+                                  analysis, "type")
+        else:  # a choice measured at chance does not steer (nor cost a call): the safe default stays
             analysis.decided_by["type"] = "default"
     analysis.seconds += time.perf_counter() - started
     return analysis

@@ -66,7 +66,12 @@ class Planner:
 
         tick = time.perf_counter()
         choice = None
-        if generator is not None:  # global selection is part of the tree refinement
+        # The outline choice steers only as far as the model's measured skill at it (skill.py);
+        # at chance the call is not even made.
+        outline_weight = skill.weight(generator, "outline")
+        if generator is not None and outline_weight <= 0:
+            self._log("outline-skipped", reason="the model's outline choice measured at chance")
+        elif generator is not None:  # global selection is part of the tree refinement
             sections = outline.candidate_sections(roots, main_scores)
             choice = outline.choose_sections(generator, self.question, sections,
                                              {d: documents[d]["title"] for d in documents})
@@ -74,8 +79,6 @@ class Planner:
             self._log("outline", chosen=list(choice.weights), shown=len(choice.shown),
                       titles=[titles[c] for c in choice.weights])
         timings["outline"] = time.perf_counter() - tick
-        # The outline choice steers only as far as the model's measured skill at it (skill.py).
-        outline_weight = skill.weight(generator, "outline")
         weights = {sid: w * outline_weight for sid, w in (choice.weights if choice else {}).items()
                    if w * outline_weight > 0}
 
