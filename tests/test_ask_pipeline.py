@@ -4,6 +4,7 @@ steps and their caps, ablation switches, and that streamed and whole answers agr
 import pytest
 
 from longqa.ask.analyze import analyze, from_rules
+from longqa.ask.citations import cited_numbers
 from longqa.ask.queries import is_new, rule_split
 from longqa.ask.rules import information_pattern, question_type
 from tests.ask_support import FakeGenerator, build_store, make_pipeline, reactor_handbook
@@ -66,8 +67,8 @@ def test_answer_json_contract_and_citations(handbook_db):
         assert set(item) == {"node_id", "doc", "section", "page_start", "page_end", "score", "text"}
     assert data["context_tokens"] <= 400
     assert any("10 seconds" in item["text"] for item in data["context"])
-    assert data["answer"].endswith("[1]") and result.cited == [1]
-    assert data["citations"][0]["cited"] is True
+    assert data["answer"] and result.cited == cited_numbers(data["answer"], len(result.passages))
+    assert [c["n"] for c in data["citations"] if c["cited"]] == result.cited
     assert all(c["section"].startswith("Emergency Procedures") for c in data["citations"][:1])
 
 
@@ -106,62 +107,38 @@ def test_multi_source_splits_into_sub_questions(handbook_db):
     assert {"Cooling System", "Staff Training"} <= sections
 
 
-def test_multi_bridge_steps_are_capped_and_deduplicated(handbook_db):
+def test_bridge_hops_are_capped_by_max_steps_and_never_repeat(handbook_db):
     question = "Who trains the operators that handle the fuel assemblies?"
-    generator = FakeGenerator(next_queries=["How many hours do operators train?", "How often is fuel replaced?",
-                                            "What starts the diesel generators?", "Another query about coolant?"])
-    refined = make_pipeline(handbook_db, generator, max_steps=2).retrieve_context(question)
-    bridges = [s for s in refined.steps if s["action"] == "bridge"]
-    assert [s["query"] for s in bridges] == ["How many hours do operators train?", "How often is fuel replaced?"]
-    repeat = FakeGenerator(next_queries=["Who trains the operators that handle the fuel assemblies?"])
-    refined = make_pipeline(handbook_db, repeat).retrieve_context(question)
-    assert [s["action"] for s in refined.steps if s["action"].startswith("bridge")] == ["bridge-stop"]
+    for cap in (1, 2):
+        # no name in the handbook's sentences: the (fake) model states each next query
+        generator = FakeGenerator(next_queries=["How many hours do operators train?", "How often is fuel replaced?",
+                                                "What starts the diesel generators?"])
+        refined = make_pipeline(handbook_db, generator, max_steps=cap, confidence=1.1).retrieve_context(question)
+        bridges = [s for s in refined.steps if s["action"] == "bridge"]
+        assert [b["source"] for b in bridges] == ["model"] * cap
+        assert [b["query"] for b in bridges] == ["How many hours do operators train?", "How often is fuel replaced?"][:cap]
+        assert len({b["query"].lower() for b in bridges}) == len(bridges)
+    repeat = FakeGenerator(next_queries=[question])
+    refined = make_pipeline(handbook_db, repeat, confidence=1.1).retrieve_context(question)
+    assert not [s for s in refined.steps if s["action"] == "bridge"]  # a repeated query is no hop
     assert not is_new("who TRAINS operators handle fuel assemblies", [question])
 
 
-def test_arithmetic_extends_to_neighbours(handbook_db):
-    refined = make_pipeline(handbook_db, FakeGenerator()).retrieve_context(
-        "What is the total flow of the primary coolant loop in litres per minute?")
-    steps = [s for s in refined.steps if s["action"] == "neighbours"]
-    assert len(steps) == 1 and steps[0]["added"]
-
-
-def test_missing_evidence_widens_granularity_within_the_budget(handbook_db):
-    # half of the (store-known) words in the first passages: the rule cannot tell, the model decides
-    question = "How often is coolant fuel training planned?"
-    doubtful = FakeGenerator(choose=favour(**{"Answer yes or no:": " no"}))
-    refined = make_pipeline(handbook_db, doubtful, budget=300).retrieve_context(question)
-    assert refined.analysis.evidence == pytest.approx(0.2)
-    assert refined.analysis.decided_by["evidence"] == "model"
-    widen = [s for s in refined.steps if s["action"] == "widen"]
-    assert widen and widen[0]["budget"] == 300 and refined.budget == 300  # --budget is a hard cap
-    assert widen[0]["added"]  # wider granularity: new candidate leaves
-    assert refined.context_tokens <= 300
-    sure = FakeGenerator(choose=favour(**{"Answer yes or no:": " yes"}))
-    refined = make_pipeline(handbook_db, sure, budget=300).retrieve_context(question)
-    assert not [s for s in refined.steps if s["action"] == "widen"] and refined.budget == 300
-    # every store-known word already in the first passages: the rule says yes, no model call
-    generator = FakeGenerator(choose=favour(**{"Answer yes or no:": " no"}))
-    refined = make_pipeline(handbook_db, generator, budget=300).retrieve_context(
-        "How fast do the emergency diesel generators start?")
-    assert refined.analysis.decided_by["evidence"] == "rule" and refined.analysis.evidence >= 0.8
-    assert not any("Answer yes or no:" in prompt for _, prompt in generator.calls)
-
-
 def test_max_steps_zero_means_no_expansion(handbook_db):
-    generator = FakeGenerator(next_queries=["How many hours do operators train?"])
-    refined = make_pipeline(handbook_db, generator, max_steps=0).retrieve_context(
+    refined = make_pipeline(handbook_db, FakeGenerator(), max_steps=0, confidence=1.1).retrieve_context(
         "Who trains the operators that handle the fuel assemblies?")
-    assert [s["action"] for s in refined.steps] == ["outline"]
+    assert {s["action"] for s in refined.steps} <= {"outline", "add", "stop", "precise"}
 
 
 def test_ablation_switches(handbook_db):
     question = "How fast do the emergency diesel generators start?"
     generator = FakeGenerator()
     refined = make_pipeline(handbook_db, generator, use_analysis=False).retrieve_context(question)
-    assert refined.analysis.decided_by["scope"] == "default" and refined.analysis.evidence is None
-    # the only model call left is the outline choice, which belongs to the tree refinement
-    assert [p.rsplit("\n", 1)[-1] for _, p in generator.calls] == ["The section that answers the question is section"] * 2
+    assert refined.analysis.decided_by["scope"] == "default" and "type" not in refined.analysis.probs
+    # the model calls left are the outline choice and the search's sufficiency probes
+    asked = [p.rsplit("\n", 1)[-1] for _, p in generator.calls]
+    assert asked[:2] == ["The section that answers the question is section"] * 2
+    assert set(asked[2:]) <= {"Can the question be answered from this information? Answer yes or no:"}
     flat = make_pipeline(handbook_db, FakeGenerator(), use_tree=False).retrieve_context(question)
     assert all(s["action"] != "outline" for s in flat.steps)
     assert all(len(p.leaf_ids) == 1 for p in flat.passages)
@@ -169,8 +146,8 @@ def test_ablation_switches(handbook_db):
         only = make_pipeline(handbook_db, FakeGenerator(), retrieval=mode).retrieve_context(question)
         assert only.passages and all((f.dense_raw is None) == (mode == "bm25") for f in only.fused.values())
     plain = make_pipeline(handbook_db, FakeGenerator(), use_expansion=False).retrieve_context(
-        "What is the total flow of the coolant loop?")
-    assert [s["action"] for s in plain.steps] == ["outline"]
+        "Compare the Cooling System and the Staff Training rules")
+    assert {s["action"] for s in plain.steps} <= {"outline", "add", "stop", "precise"}
 
 
 def test_doc_filter_and_budget(tmp_path, db_path):

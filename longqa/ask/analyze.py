@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from longqa.ask import prompts, rules
+from longqa.ask import prompts, rules, skill
 from longqa.models.base import Generator
 
 
@@ -76,14 +76,20 @@ def with_model(analysis: Analysis, question: str, generator: Generator) -> Analy
     p_local, p_global = probs[" local"], probs[" global"]
     model_scope = p_global / (p_global + p_local) if p_global + p_local > 0 else 0.5
     analysis.probs["scope"] = {"local": p_local, "global": p_global}
+    # The model's R_q counts as far as its measured skill goes (skill.py): at chance it stays at
+    # the neutral 0.5 and does not steer the global score.
+    model_scope = 0.5 + skill.weight(generator, "scope") * (model_scope - 0.5)
     if analysis.decided_by.get("scope") == "rule":
         analysis.scope = max(analysis.scope, model_scope)
     else:
         analysis.scope, analysis.decided_by["scope"] = model_scope, "model"
     if "type" not in analysis.decided_by:
-        scope_label = "global" if analysis.scope >= 0.5 else "local"
-        analysis.type = _pick(generator, prompts.analysis_prompt(question, scope_label), MODEL_TYPES,
-                              analysis, "type")
+        if skill.weight(generator, "type") > 0:
+            scope_label = "global" if analysis.scope >= 0.5 else "local"
+            analysis.type = _pick(generator, prompts.analysis_prompt(question, scope_label), MODEL_TYPES,
+                                  analysis, "type")
+        else:  # a choice measured at chance does not steer (nor cost a call): the safe default stays
+            analysis.decided_by["type"] = "default"
     analysis.seconds += time.perf_counter() - started
     return analysis
 

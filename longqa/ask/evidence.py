@@ -160,3 +160,31 @@ def holds_answer(
     if share >= TOP_YES or share < TOP_NO or generator is None:
         return share, "rule"
     return probe(generator, question, texts, max_tokens), "model"
+
+
+_ASKS_NUMBER = re.compile(r"\b(how (?:many|much|long|far|old|big|large)|what (?:percentage|percent|amount|number|"
+                          r"ratio|value|total)|in units of|round(?:ed)? to|calculate|compute)\b", re.IGNORECASE)
+_ASKS_TIME = re.compile(r"\b(when|what (?:year|date|month|day|time)|which year)\b", re.IGNORECASE)
+_ASKS_NAME = re.compile(r"^\s*(who|whom|whose)\b|\b(who|whom|whose)\b[^?]*\?\s*$", re.IGNORECASE)
+_FIGURE = re.compile(r"\d[\d,.]*")
+_YEAR_OR_MONTH = re.compile(r"\b(1[5-9]\d\d|20\d\d|January|February|March|April|May|June|July|August|September|"
+                            r"October|November|December)\b")
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+
+
+def answer_shape_present(question: str, texts: list[str]) -> bool:
+    """Does the selected text hold something of the shape the question asks for, beyond the
+    question's own words? A figure for "how much" questions, a year or month for "when", a name
+    for "who"; True for other questions. Word coverage alone says the passage is ABOUT the
+    question; a 10-K paragraph naming the revenue without the figure is not the answer."""
+    text = " ".join(texts)
+    if _ASKS_NUMBER.search(question):
+        asked = set(_FIGURE.findall(question))
+        return any(f not in asked for f in _FIGURE.findall(text))
+    if _ASKS_TIME.search(question):
+        asked = set(_YEAR_OR_MONTH.findall(question))
+        return any(f not in asked for f in _YEAR_OR_MONTH.findall(text))
+    if _ASKS_NAME.search(question):
+        asked = {w.lower() for w in re.findall(r"\w+", question)}
+        return any(w.lower() not in asked for w in _CAPITALISED.findall(text))
+    return True

@@ -1,4 +1,4 @@
-"""`ask` end to end: rules → retrieve → relevant? → analyse → expand → refine → answer.
+"""`ask` end to end: rules → retrieve → relevant? → analyse → search the trees → answer.
 
 The Pipeline is the Python API the CLI and the evaluation harness share:
 
@@ -10,7 +10,9 @@ The Pipeline is the Python API the CLI and the evaluation harness share:
 `refined.found` is False when the store holds nothing relevant (the CLI exits 4); `as_json()`
 on either result gives the `ask --json` document. The switches are the ablations: use_analysis
 (query analysis), use_tree (tree propagation + outline selection versus flat leaves),
-use_expansion (step-wise expansion), retrieval ("hybrid" | "bm25" | "dense").
+use_expansion (sub-questions and bridge hops), retrieval ("hybrid" | "bm25" | "dense"); the
+search's tunables (ask/settings.py) come as `settings=` or as single keyword overrides
+(use_loop=False, whole_documents=False, precise_mode=False, confidence=..., max_nodes=...).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from longqa.ask.answer import plan_answer, run_answer
 from longqa.ask.context import build_passages
 from longqa.ask.plan import Planner
 from longqa.ask.result import AnswerStream, AskResult, Refined
+from longqa.ask.settings import DEFAULT as DEFAULT_SETTINGS
+from longqa.ask.settings import SearchSettings
 from longqa.models.base import Embedder, Generator
 from longqa.retrieve.hybrid import HybridRetriever
 
@@ -46,11 +50,16 @@ class Pipeline:
         k: int = 20,
         coverage_min: float = evidence_mod.COVERAGE_MIN,
         cosine_min: float = evidence_mod.COSINE_MIN,
+        settings: SearchSettings | None = None,
+        **overrides,
     ):
         if budget < 1:
             raise ValueError("budget must be at least 1 token")
         self.db = db
         self.generator = generator
+        # Tunables of the retrieval and search (ask/settings.py); keyword overrides such as
+        # whole_documents=False or confidence=0.9 replace single fields (the eval ablations).
+        self.settings = (settings or DEFAULT_SETTINGS).but(**overrides)
         self.budget, self.max_steps = budget, max(0, max_steps)
         self.use_analysis, self.use_tree, self.use_expansion = use_analysis, use_tree, use_expansion
         # "Nothing relevant" thresholds; the cosine one is calibrated for all-MiniLM-L6-v2.

@@ -1,190 +1,191 @@
-"""The organizer: which expansions run for this question, then the tree refinement.
+"""The organizer: candidate documents, whole-document scores, outline choice, the search loop.
 
-Every expansion is one logged step, and there are at most `max_steps` of them:
-- multi-source → sub-questions (rule split of "A or B", else a grammar-constrained model split),
-  each retrieved and merged;
-- multi-bridge → state what is known and the next query (grammar-constrained), retrieve, repeat
-  while the query is new;
-- arithmetic → neighbouring leaves of the best hits, whole tables;
-- evidence missing (the first retrieval does not show the answer) → wider granularity: neighbours
-  and the outline's chosen section opened (RDR2's EXPAND). `--budget` stays a hard cap on the
-  context, so the widened candidates compete for the same tokens.
+1. Queries: the question, plus its sub-questions for a multi-source question (rule split of
+   "A or B", else a grammar-constrained model split); each gets its own first-stage retrieval.
+2. Candidate documents per query from document-level scores (retrieve/docscore.py), as many as
+   score close to the best; every leaf of them gets a whole-document local score (retrieve/
+   local.py), averaged up the trees with the outline's global score (refine.score_trees).
+3. The search loop (search.py) picks nodes best-first from a frontier until the evidence
+   suffices or a cap is hit, hopping through bridge entities for multi-bridge questions and
+   giving each sub-question its own lane; precise mode retries with whole sections.
+4. What budget is left is filled with the best-scoring nodes (LongRefiner's greedy selection,
+   refine.select), so relevant material is never left out for lack of a step.
+`use_loop=False` skips 3 (plain LongRefiner); `use_expansion=False` skips sub-questions and hops.
 """
 
 from __future__ import annotations
 
 import time
 
-from longqa import tokens
-from longqa.ask import expand, outline, queries
-from longqa.ask.evidence import holds_answer
+from longqa.ask import outline, queries, skill
 from longqa.ask.refine import score_trees, select, select_flat
+from longqa.ask.search import Search
+from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
+from longqa.retrieve.local import local_scores
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import Node, walk
-
-MAX_DOCS = 3  # candidate documents whose trees are refined
-EVIDENCE_MIN = 0.5  # below this the first retrieval is taken not to hold the evidence
-PROBE_PASSAGES, PROBE_TOKENS = 3, 80  # ~300 prompt tokens: the check must stay cheap
 
 
 class Planner:
     def __init__(self, pipeline, question, analysis, doc_ids, first, refined):
         self.p, self.question, self.analysis, self.doc_ids = pipeline, question, analysis, doc_ids
         self.refined = refined
-        self.pool: dict[int, float] = first.scores()
-        self.doc_of: dict[int, int] = dict(first.doc_of)
-        self.asked: list[str] = [question]
+        self.first = first
+        self.settings = pipeline.settings
         self.trees: dict[int, Node] = {}
-        self.query_vector = None
+        self.vectors = None
+        self.search: Search | None = None
+        self.search_scores: dict[int, float] = {}  # leaf scores from bridge queries
+        self.asked: list[str] = [question]
 
     # -- the plan ----------------------------------------------------------------------------
     def run(self, timings: dict[str, float]):
-        p, generator = self.p, self.p.generator
+        p, generator, s = self.p, self.p.generator, self.settings
         budget = p.budget
         tick = time.perf_counter()
-        if p.use_analysis:
-            texts = [self._leaf_text(i) for i in self._top(PROBE_PASSAGES)]
-            evidence, source = holds_answer(generator, self.question, texts, PROBE_TOKENS,
-                                            self.refined.evidence.weights)
-            self.analysis.evidence, self.analysis.decided_by["evidence"] = evidence, source
-        timings["evidence_probe"] = time.perf_counter() - tick
+        subs: list[str] = []
+        if p.use_expansion and self.analysis.type == "multi-source" and p.max_steps > 0:
+            subs, source = queries.sub_questions(generator, self.question, p.max_steps)
+            for sub in subs:
+                self._log("split", query=sub, source=source)
+            if not subs:
+                self._log("split-none", source=source, reason="no new sub-question")
+        roots, main_scores = self._scores_for(self.question, self.first)
+        sub_scores = []
+        for sub in subs:
+            result = self._retrieve(sub)
+            sub_roots, scores = self._scores_for(sub, result)
+            roots += [r for r in sub_roots if r not in roots]
+            sub_scores.append(scores)
+        timings["local_scores"] = time.perf_counter() - tick
 
-        tick = time.perf_counter()
-        if p.use_expansion:
-            qtype = self.analysis.type
-            if qtype == "multi-source":
-                self._split()
-            elif qtype == "multi-bridge":
-                self._bridge()
-            elif qtype == "arithmetic" and self._steps_left():
-                self._step("neighbours", expand.neighbours(self.pool, self._roots()))
-        timings["expansion"] = time.perf_counter() - tick
-
-        roots = self._roots()
-        documents = {d["id"]: d for d in p.db.query(
-            f"SELECT id, title, path FROM documents WHERE id IN ({','.join('?' * len(roots))})",
-            [r.doc_id for r in roots])}
+        documents = self._documents(roots)
         if not p.use_tree:
             leaves = [n for r in roots for n in walk(r) if n.is_leaf]
-            return select_flat(leaves, self.pool, budget), documents, budget
+            return select_flat(leaves, _combined(main_scores, sub_scores), budget), documents, budget
 
         tick = time.perf_counter()
         choice = None
-        if generator is not None:  # global selection is part of the tree refinement
-            sections = outline.candidate_sections(roots, self.pool)
+        # The outline choice steers only as far as the model's measured skill at it (skill.py);
+        # at chance the call is not even made.
+        outline_weight = skill.weight(generator, "outline")
+        if generator is not None and outline_weight <= 0:
+            self._log("outline-skipped", reason="the model's outline choice measured at chance")
+        elif generator is not None:  # global selection is part of the tree refinement
+            sections = outline.candidate_sections(roots, main_scores)
             choice = outline.choose_sections(generator, self.question, sections,
                                              {d: documents[d]["title"] for d in documents})
             titles = {section_id: title for _, section_id, title in choice.shown}
-            self.refined.steps.append({"step": len(self.refined.steps) + 1, "action": "outline",
-                                       "chosen": list(choice.weights), "shown": len(choice.shown),
-                                       "titles": [titles[s] for s in choice.weights]})
+            self._log("outline", chosen=list(choice.weights), shown=len(choice.shown),
+                      titles=[titles[c] for c in choice.weights])
         timings["outline"] = time.perf_counter() - tick
+        weights = {sid: w * outline_weight for sid, w in (choice.weights if choice else {}).items()
+                   if w * outline_weight > 0}
 
-        if (p.use_expansion and self.analysis.evidence is not None
-                and self.analysis.evidence < EVIDENCE_MIN and self._steps_left()):
-            budget = self._widen(budget, roots, choice)
         tick = time.perf_counter()
-        scored = score_trees(roots, self.pool, choice.weights if choice else {}, self.analysis.scope)
-        selection = select(roots, scored, budget)
+        scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
+        picks: list[Node] = []
+        if s.use_loop:
+            max_hops = min(s.max_hops, p.max_steps) if p.use_expansion else 0
+            self.search = Search(
+                self.question, self.analysis.type, roots, scored, budget, s, self.refined.steps,
+                generator=generator, model_weight=skill.weight(generator, "sufficiency"),
+                term_weights=self.refined.evidence.weights, outline_sections=weights,
+                lookup=self._lookup, model_query=self._model_query if generator is not None else None,
+                sub_questions=subs, sub_scores=sub_scores, max_hops=max_hops,
+                found=self.refined.evidence.found,
+            )
+            outcome = self.search.run()
+            picks = outcome.picks
+            roots = self.search.roots  # bridge hops may have added documents
+            self.analysis.evidence = outcome.sufficiency
+            self.analysis.decided_by["evidence"] = "model+rule" if skill.weight(generator, "sufficiency") > 0 else "rule"
+            if len(roots) > len(documents):  # bridge hops added documents: score their nodes too
+                documents = self._documents(roots)
+                scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
+        timings["search"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        selection = select(roots, scored, budget, s.fill_floor, forced=picks)
         timings["refine"] = time.perf_counter() - tick
         return selection, documents, budget
 
-    # -- expansions --------------------------------------------------------------------------
-    def _split(self) -> None:
-        subs, source = queries.sub_questions(self.p.generator, self.question, self.p.max_steps)
-        if not subs:
-            self.refined.steps.append({"step": len(self.refined.steps) + 1, "action": "split-none",
-                                       "source": source, "reason": "no new sub-question"})
-        for sub in subs:
-            if not self._steps_left():
-                break
-            self._retrieve_and_merge("split", sub, source=source)
+    # -- scores per query --------------------------------------------------------------------
+    def _scores_for(self, query: str, result) -> tuple[list[Node], dict[int, float]]:
+        """Candidate trees for `query` (from its first-stage `result`) and the local score of
+        every leaf in them: whole-document BM25 + cosine (or, as an ablation, the first-stage
+        scores only), at least the leaf's first-stage score, times the document prior."""
+        first = result.scores()
+        doc_of = dict(result.doc_of)
+        best = document_scores(first, doc_of)
+        ranked = candidate_documents(best, self.settings.doc_relative, self.settings.max_docs)
+        prior = document_weights(best, ranked) if self.settings.doc_prior else {}
+        roots = [self._tree(d) for d in ranked]
+        leaves = {n.id: r.doc_id for r in roots for n in walk(r) if n.is_leaf}
+        if not self.settings.whole_documents:
+            return roots, {leaf: first.get(leaf, 0.0) * prior.get(doc, 1.0) for leaf, doc in leaves.items()}
+        vectors, query_vector = self._vectors(query)
+        whole = local_scores(self.p.db, query, list(leaves), ranked, self.analysis.pattern,
+                             vectors, query_vector).fused
+        return roots, {leaf: max(first.get(leaf, 0.0), whole[leaf]) * prior.get(doc, 1.0)
+                       for leaf, doc in leaves.items()}
 
-    def _bridge(self) -> None:
-        generator = self.p.generator
-        while generator is not None and self._steps_left():
-            context = self._top_text(PROBE_PASSAGES, PROBE_TOKENS)
-            known, query = queries.next_query(generator, self.question, context)
-            if not queries.is_new(query, self.asked):
-                self.refined.steps.append({"step": len(self.refined.steps) + 1, "action": "bridge-stop",
-                                           "known": known, "query": query, "reason": "query repeats"})
-                return
-            self._retrieve_and_merge("bridge", query, known=known)
+    def _lookup(self, query: str) -> dict[int, float]:
+        """A bridge query: retrieve, add its candidate trees to the search, score their leaves."""
+        result = self._retrieve(query)
+        roots, scores = self._scores_for(query, result)
+        if self.search is not None:
+            self.search.add_roots(roots)
+        self.search_scores.update(scores)
+        return scores
 
-    def _widen(self, budget: int, roots: list[Node], choice) -> int:
-        added = expand.neighbours(self.pool, roots)
-        opened = None
-        if choice and choice.weights:
-            retrieved = set(self.pool)
-            by_id = {n.id: n for r in roots for n in walk(r)}
-            for section_id in sorted(choice.weights, key=lambda s: -choice.weights[s]):
-                section = by_id.get(section_id)
-                if section and not any(leaf.id in retrieved for leaf in walk(section) if leaf.is_leaf):
-                    similarity = self._similarity(section)
-                    added.update(expand.route({**self.pool, **added}, section, similarity,
-                                              choice.weights[section_id]))
-                    opened = section_id
-                    break
-        self._step("widen", added, budget=budget, opened=opened)
-        return budget
-
-    # -- helpers -----------------------------------------------------------------------------
-    def _retrieve_and_merge(self, action: str, query: str, **extra) -> None:
-        tick = time.perf_counter()
-        result = self.p.retriever.retrieve(query, self.analysis.pattern, self.doc_ids)
+    def _model_query(self, shown: list[str]) -> str | None:
+        """The generator's next-step query (OkraLong's step-wise reasoner) from the evidence shown
+        so far; None when it repeats a query already asked."""
+        context = " ".join(shown[-3:])
+        known, query = queries.next_query(self.p.generator, self.question, context)
+        if not queries.is_new(query, self.asked):
+            return None
         self.asked.append(query)
-        self.doc_of.update(result.doc_of)
+        return query
+
+    def _retrieve(self, query: str):
+        result = self.p.retriever.retrieve(query, self.analysis.pattern, self.doc_ids)
         for c in result.candidates:
             self.refined.fused.setdefault(c.node_id, c)
-        self._step(action, expand.merge(self.pool, result.scores()), query=query,
-                   seconds=round(time.perf_counter() - tick, 4), **extra)
+        return result
 
-    def _step(self, action: str, added: dict[int, float], **extra) -> None:
-        self.pool.update(added)
-        self.refined.steps.append({"step": len(self.refined.steps) + 1, "action": action,
-                                   "added": sorted(added), **extra})
-
-    def _steps_left(self) -> bool:
-        done = sum(1 for s in self.refined.steps if s["action"] not in ("outline",))
-        return done < self.p.max_steps
-
-    def _top(self, n: int) -> list[int]:
-        return [i for i, _ in sorted(self.pool.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
-
-    def _top_text(self, n: int, max_tokens: int) -> str:
-        """The best `n` leaves of the pool, each cut to `max_tokens`, as one line of context."""
-        return " ".join(tokens.truncate(" ".join(self._leaf_text(i).split()), max_tokens) for i in self._top(n))
-
-    def _leaf_text(self, leaf_id: int) -> str:
-        row = self.p.db.execute("SELECT text, doc_id FROM nodes WHERE id = ?", [leaf_id]).fetchone()
-        self.doc_of.setdefault(leaf_id, row[1])
-        return row[0]
-
-    def _roots(self) -> list[Node]:
-        """Trees of the best MAX_DOCS documents in the pool, best document first."""
-        best: dict[int, float] = {}
-        for leaf, score in self.pool.items():
-            doc = self.doc_of.get(leaf)
-            if doc is None:
-                self._leaf_text(leaf)
-                doc = self.doc_of[leaf]
-            best[doc] = max(best.get(doc, 0.0), score)
-        ranked = sorted(best, key=lambda d: (-best[d], d))[:MAX_DOCS]
-        for doc in ranked:
-            if doc not in self.trees:
-                self.trees[doc] = load_tree(self.p.db, doc)
-        return [self.trees[d] for d in ranked]
-
-    def _similarity(self, section: Node) -> dict[int, float]:
+    def _vectors(self, query: str):
         retriever = self.p.retriever
         if not retriever.uses_dense:
+            return None, None
+        if self.vectors is None:
+            from longqa.store.vectors import load_vectors
+
+            self.vectors = load_vectors(self.p.db, retriever.embedder.name)
+        return self.vectors, retriever.embed(query)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _tree(self, doc_id: int) -> Node:
+        if doc_id not in self.trees:
+            self.trees[doc_id] = load_tree(self.p.db, doc_id)
+        return self.trees[doc_id]
+
+    def _documents(self, roots: list[Node]) -> dict[int, dict]:
+        ids = [r.doc_id for r in roots]
+        if not ids:
             return {}
-        from longqa.store.vectors import load_vectors
+        return {d["id"]: d for d in self.p.db.query(
+            f"SELECT id, title, path FROM documents WHERE id IN ({','.join('?' * len(ids))})", ids)}
 
-        matrix = load_vectors(self.p.db, retriever.embedder.name)
-        if self.query_vector is None:
-            self.query_vector = retriever.embed(self.question)
-        ids, scores = matrix.scores(self.query_vector, [section.doc_id])
-        wanted = {n.id for n in walk(section) if n.is_leaf}
-        return {int(i): float(s) for i, s in zip(ids, scores) if int(i) in wanted}
+    def _log(self, action: str, **extra) -> None:
+        self.refined.steps.append({"step": len(self.refined.steps) + 1, "action": action, **extra})
 
+
+def _combined(main: dict[int, float], subs: list[dict[int, float]], *more: dict[int, float]) -> dict[int, float]:
+    """Per leaf, the best score any query gave it."""
+    merged = dict(main)
+    for scores in [*subs, *more]:
+        for leaf, value in scores.items():
+            if value > merged.get(leaf, 0.0):
+                merged[leaf] = value
+    return merged

@@ -59,6 +59,21 @@ def evidence_prompt(question: str, passages: list[str]) -> str:
     )
 
 
+# -- sufficiency during the search (GARLIC/PECAN's first turn) -------------------------------------
+# The question comes BEFORE the information, and each selected node is appended at the end, so
+# consecutive checks share the whole prefix in the KV cache: a step costs only the new node's
+# tokens plus SUFFICIENCY_SUFFIX. Node lines start with "* " as in GARLIC's prompt.
+SUFFICIENCY_HEAD = (
+    "A reader checks whether the information below states the answer to the question.\n\n"
+)
+SUFFICIENCY_SUFFIX = "\n\nCan the question be answered from this information? Answer yes or no:"
+
+
+def sufficiency_prompt(question: str, shown: list[str]) -> str:
+    lines = "".join(f"\n* {one_line(text)}" for text in shown)
+    return f"{SUFFICIENCY_HEAD}Question: {one_line(question)}\n\nInformation:{lines}{SUFFICIENCY_SUFFIX}"
+
+
 # -- global selection over outlines -----------------------------------------------------------
 def outline_prompt(outline_lines: list[str], question: str) -> str:
     listed = "\n".join(outline_lines)

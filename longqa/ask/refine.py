@@ -79,11 +79,13 @@ def score_trees(
     return scored
 
 
-def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = MIN_RELATIVE) -> Selection:
+def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = MIN_RELATIVE,
+           forced: list[Node] = ()) -> Selection:
     """Greedy budgeted selection with parent => children and all-children => parent closure.
 
-    Nodes under `min_relative` x the best score are never picked: filling the budget with barely
-    related text only slows the generator's prefill down.
+    `forced` nodes (the search loop's picks, in pick order) are taken first; the rest of the
+    budget is filled best score first. Nodes under `min_relative` x the best score are never
+    used to fill: barely related text only slows the generator's prefill down.
     """
     parent_of = {child.id: node for root in roots for node in walk(root) for child in node.children}
     chosen: set[int] = set()  # nodes inside the selection (selected or covered by a selected parent)
@@ -94,6 +96,7 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         (s for s in scored.values() if s.score > 0 and s.score >= floor),
         key=lambda s: (-s.score, -s.node.depth, s.node.id),  # ties: the smaller node first
     )
+    order = [scored.get(n.id) or Scored(n) for n in forced] + order
     for entry in order:
         node = entry.node
         if node.id in chosen or _covered(node, chosen, parent_of):

@@ -13,6 +13,7 @@ from longqa.cli.ask_output import print_context, print_explain, print_sources
 from longqa.cli.question import read_question
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.errors import EXIT_NO_EVIDENCE, EXIT_OK, LongqaError
+from longqa.ask.settings import DEFAULT as SEARCH
 from longqa.retrieve.hybrid import MODES
 
 NO_EVIDENCE_MESSAGE = "longqa: nothing in the store is relevant to this question (no answer given)"
@@ -26,6 +27,13 @@ def ask(
     doc: Optional[List[str]] = typer.Option(None, "--doc", help="Only these documents (id, path or name); repeatable."),
     budget: int = typer.Option(2000, "--budget", min=50, help="Context tokens given to the generator."),
     max_steps: int = typer.Option(3, "--max-steps", min=0, help="Cap on expansion steps."),
+    confidence: float = typer.Option(SEARCH.confidence, "--confidence", min=0.0, max=1.0,
+                                     help="Search stops when evidence sufficiency reaches this (PECAN's t_p)."),
+    patience: int = typer.Option(SEARCH.patience, "--patience", min=1,
+                                 help="...after this many steps judged sufficient (PECAN's t_n)."),
+    max_nodes: int = typer.Option(SEARCH.max_nodes, "--max-nodes", min=0, help="Cap on nodes the search adds."),
+    max_seconds: float = typer.Option(SEARCH.max_seconds, "--max-seconds", min=0.0,
+                                      help="Cap on seconds the search spends (the budget fills after it)."),
     context_only: bool = typer.Option(False, "--context-only", help="Print the cited context and stop."),
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
     explain: bool = typer.Option(False, "--explain", help="Scores, R_q and the path taken, on stderr."),
@@ -63,6 +71,7 @@ def ask(
     pipeline = Pipeline(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
         use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval,
+        settings=SEARCH.but(confidence=confidence, patience=patience, max_nodes=max_nodes, max_seconds=max_seconds),
     )
     if context_only:
         refined = pipeline.retrieve_context(question, doc_ids)

@@ -25,6 +25,9 @@ LONGQA_VARIANTS: dict[str, dict] = {
     "longqa-no-expansion": {"use_expansion": False},
     "longqa-bm25": {"retrieval": "bm25"},
     "longqa-dense": {"retrieval": "dense"},
+    "longqa-no-loop": {"use_loop": False},  # LongRefiner's greedy selection, no search loop
+    "longqa-no-whole-doc": {"whole_documents": False},  # only first-stage hits get a local score
+    "longqa-no-precise": {"precise_mode": False},  # no coarser retry when evidence is missing
 }
 BASELINES = ("bm25-chunks", "dense-chunks", "full-context", "no-context")
 ALL_SYSTEMS = tuple(LONGQA_VARIANTS) + BASELINES

@@ -101,3 +101,20 @@ def _leaf_filter(doc_ids: list[int] | None) -> tuple[str, list]:
         return "nodes.kind = 'paragraph'", []
     marks = ",".join("?" * len(doc_ids))
     return f"nodes.kind = 'paragraph' AND nodes.doc_id IN ({marks})", list(doc_ids)
+
+
+def scores_in_documents(db: sqlite_utils.Database, question: str, doc_ids: list[int]) -> dict[int, float]:
+    """BM25 of EVERY node of `doc_ids` that matches `question` (no top-k), by node id.
+
+    Whole-document scoring needs the score of each paragraph of a candidate document, not only
+    the best few of the store; restricting FTS5 to the documents' rowid ranges keeps it cheap.
+    Section nodes are included (their rows hold titles and paths); callers keep the leaves."""
+    match = fts_match(question)
+    if match is None:
+        return {}
+    found: dict[int, float] = {}
+    for doc_id in doc_ids:
+        span = doc_range(db, doc_id)
+        if span is not None:
+            found.update({row[0]: float(row[1]) for row in _match(db, match, -1, span)})
+    return found

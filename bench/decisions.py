@@ -1,0 +1,178 @@
+"""How good is each model-made decision of `ask`, for the model in use? Prints a table; asserts nothing.
+
+    python bench/decisions.py --work-dir /work/evalrun-search [--half tune] [--limit 60] [-m MODEL.gguf]
+
+Questions come from ../shared/evaldata/dev.jsonl (the TUNE half by default: weights are set on
+it, figures reported on the other half); each is asked of its own documents in an eval store
+that holds them (`longqa eval --work-dir DIR` builds those; questions without one are skipped).
+Labels, and how far they can be trusted:
+- scope (R_q, AUC): "global" for free-form questions the sources grade by a judge (long
+  answers), "local" for short-answer ones — a proxy, not an annotation;
+- type (class-balanced accuracy, chance 1/classes present), over the five labels and as `ask`
+  uses it (extractive vs abstractive, where no rule fired; questions of those two gold types): from the
+  source task — HotpotQA bridge, MuSiQue and the multi-hop L-CiteEval sets multi-bridge;
+  HotpotQA comparison multi-source; TAT-QA, FinQA and FinanceBench metrics arithmetic; judged
+  free-form abstractive; the rest extractive;
+- outline choice (top-1 accuracy, chance 1/sections shown): the shown section holding a gold
+  answer string, where exactly one does;
+- sufficiency (AUC of p(yes)): whether the shown passages (the best 3 first-stage leaves, or
+  the 4th-6th) contain a gold answer string.
+The last column is the weight longqa.ask.skill derives: max(0, (skill - chance) / (1 - chance)).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
+
+
+def gold_type(q: dict) -> str:
+    task, dataset = q["task"], q["dataset"]
+    if dataset == "musique" or task in ("bridge", "2wikimultihopqa", "hotpotqa"):
+        return "multi-bridge"
+    if task == "comparison":
+        return "multi-source"
+    if task in ("tat_qa", "fin_qa", "metrics-generated"):
+        return "arithmetic"
+    if q["metric"] == "judge":
+        return "abstractive"
+    return "extractive"
+
+
+def auc(pairs: list[tuple[float, bool]]) -> float | None:
+    pos = [s for s, y in pairs if y]
+    neg = [s for s, y in pairs if not y]
+    if not pos or not neg:
+        return None
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def has_answer(text: str, answers: list[str]) -> bool:
+    low = text.lower()
+    return any(a.strip() and a.strip().lower() in low for a in answers)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("--half", default="tune")
+    parser.add_argument("--limit", type=int, default=60)
+    parser.add_argument("-m", "--model", default=None)
+    args = parser.parse_args()
+
+    from longqa.ask import outline, prompts
+    from longqa.ask.analyze import MODEL_TYPES
+    from longqa.ask.settings import DEFAULT
+    from longqa.eval.data import half_of
+    from longqa.models.resolve import load_embedder, load_generator
+    from longqa.retrieve.hybrid import HybridRetriever
+    from longqa.store import open_db
+    from longqa.store.nodes import load_tree
+    from longqa.structure.tree import walk
+    from longqa import tokens
+
+    questions = [json.loads(line) for line in (EVALDATA / "dev.jsonl").open()]
+    questions = [q for q in questions if half_of(q["id"]) == args.half]
+    generator = load_generator(args.model, None)
+    embedder = load_embedder(None, None)
+    stores = {}
+    for path in sorted((args.work_dir / "stores").glob("*.db")):
+        db = open_db(path)
+        docs = {str(Path(r["path"]).resolve()): r["id"] for r in db.query("SELECT id, path FROM documents")}
+        stores[path.name.split("-")[0]] = (db, docs, HybridRetriever(db, embedder))
+    scope_pairs, suff_pairs = [], []
+    type_hits: dict[str, list[bool]] = {}
+    used_hits: dict[str, list[bool]] = {}
+    outline_hits, outline_chance = [], []
+    used = 0
+    started = time.process_time()
+    # round-robin over datasets so a small --limit still covers all of them
+    by_dataset: dict[str, list[dict]] = {}
+    for q in questions:
+        by_dataset.setdefault(q["dataset"], []).append(q)
+    ordered = [q for group in zip(*[iter_pad(v) for v in by_dataset.values()]) for q in group if q]
+    for q in ordered:
+        if used >= args.limit:
+            break
+        if q["dataset"] not in stores:
+            continue
+        db, docs, retriever = stores[q["dataset"]]
+        ids = [docs.get(str((EVALDATA / d).resolve())) for d in q["docs"]]
+        if None in ids:
+            continue
+        used += 1
+        question = " ".join(q["question"].split())
+        # scope and type
+        probs = generator.label_probs(prompts.analysis_prompt(question), [" local", " global"])
+        scope_pairs.append((probs[" global"], q["metric"] == "judge"))
+        label = "global" if probs[" global"] >= 0.5 else "local"
+        types = generator.label_probs(prompts.analysis_prompt(question, label), [f" {t}" for t in prompts.TYPES])
+        picked = max(types, key=types.get).strip()
+        type_hits.setdefault(gold_type(q), []).append(picked == gold_type(q))
+        if gold_type(q) in MODEL_TYPES:  # the choice as ask makes it: only between these two
+            two = generator.label_probs(prompts.analysis_prompt(question, label), [f" {t}" for t in MODEL_TYPES])
+            used_hits.setdefault(gold_type(q), []).append(max(two, key=two.get).strip() == gold_type(q))
+        # first-stage leaves for the outline and sufficiency
+        first = retriever.retrieve(question, "both", ids)
+        ranked = [c.node_id for c in first.candidates]
+        if not ranked:
+            continue
+        roots = [load_tree(db, d) for d in ids]
+        texts = {n.id: n.text for r in roots for n in walk(r) if n.is_leaf}
+        for group in (ranked[:3], ranked[3:6]):
+            shown = [tokens.truncate(" ".join(texts[i].split()), DEFAULT.probe_tokens) for i in group if i in texts]
+            if shown:
+                p = generator.label_probs(prompts.sufficiency_prompt(question, shown), [" yes", " no"])[" yes"]
+                suff_pairs.append((p, has_answer(" ".join(texts[i] for i in group if i in texts), q["answers"])))
+        sections = outline.candidate_sections(roots, first.scores())
+        titles = {r.doc_id: r.title for r in roots}
+        choice = outline.choose_sections(generator, question, sections, titles)
+        gold = [sid for _, sid, _ in choice.shown
+                if has_answer(" ".join(n.text for n in walk(next(s for s in sections if s.id == sid)) if n.is_leaf),
+                              q["answers"])]
+        if len(gold) == 1 and choice.probs:
+            outline_hits.append(max(choice.probs, key=choice.probs.get) == gold[0])
+            outline_chance.append(1 / len(choice.shown))
+
+    rows = []
+    scope_auc = auc(scope_pairs)
+    rows.append(("scope (R_q)", len(scope_pairs), scope_auc, 0.5))
+    present = [c for c in type_hits if type_hits[c]]
+    balanced = sum(sum(type_hits[c]) / len(type_hits[c]) for c in present) / len(present) if present else None
+    rows.append(("type (5 labels)", sum(len(v) for v in type_hits.values()), balanced,
+                 1 / len(present) if present else None))
+    two = [c for c in used_hits if used_hits[c]]
+    rows.append(("type (as used)", sum(len(v) for v in used_hits.values()),
+                 sum(sum(used_hits[c]) / len(used_hits[c]) for c in two) / len(two) if two else None,
+                 1 / len(two) if two else None))
+    rows.append(("outline choice", len(outline_hits), sum(outline_hits) / len(outline_hits) if outline_hits else None,
+                 sum(outline_chance) / len(outline_chance) if outline_chance else None))
+    rows.append(("sufficiency", len(suff_pairs), auc(suff_pairs), 0.5))
+    print(f"model: {generator.name}; {used} questions of the {args.half} half; "
+          f"{time.process_time() - started:.1f} CPU s; load average {os.getloadavg()[0]:.2f}")
+    print(f"{'decision':<16} {'n':>4} {'skill':>6} {'chance':>6} {'weight':>6}")
+    for name, n, skill, chance in rows:
+        if skill is None or chance is None:
+            print(f"{name:<16} {n:>4} {'–':>6} {'–':>6} {'–':>6}")
+            continue
+        weight = max(0.0, (skill - chance) / (1 - chance))
+        print(f"{name:<16} {n:>4} {skill:>6.3f} {chance:>6.3f} {weight:>6.3f}")
+    for c in present:
+        print(f"  type {c}: {sum(type_hits[c])}/{len(type_hits[c])}")
+
+
+def iter_pad(items: list) -> list:
+    return items + [None] * 1000
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,303 @@
+"""One search loop over the candidate trees, for every question type.
+
+State: the nodes selected so far (in pick order) and a frontier of nodes that may be added, each
+with a priority (GARLIC's greedy best-first order, retrieval scores standing in for attention):
+- the best leaves by LongRefiner's Score (LS + R_q x GS) and the sections chosen from the outline;
+- the previous and next leaf of a selected leaf, and its parent section (tree edges standing in
+  for GARLIC's attention edges: a neighbour enters with `neighbour_weight` x the leaf's priority);
+- for multi-bridge questions, the hits of a bridge query built from the selected evidence
+  (bridge.py); for multi-source questions, one lane of seeds per sub-question, taken in turn so
+  the sub-questions share the budget.
+Each step adds the best frontier node that fits the budget and asks whether the evidence now
+suffices: the IDF-weighted share of the question's words present, halved while nothing of the
+asked shape (a figure, a date, a name) is there (a deterministic coverage rule),
+combined with the model's p(yes) from label-token probabilities, weighted by the model's measured
+skill (skill.py; at chance it does not steer). The probe prompt puts the question first and appends
+each node, so the KV cache of the previous step is reused (PECAN's node-level caching).
+Stop rules after PECAN: judged sufficient (>= confidence t_p) `patience` (t_n) times, or a cap on
+nodes, tokens (the budget) or seconds. Then OkraLong's precise mode: a search that ended without
+ever being sufficient (and not merely out of time), on a question with relevant material, retries
+once with the best whole sections. Every step is logged for `ask --json`'s `steps`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from longqa import tokens
+from longqa.ask import bridge
+from longqa.ask.evidence import answer_shape_present, top_share
+from longqa.ask.prompts import sufficiency_prompt
+from longqa.ask.refine import Scored, leaf_tokens
+from longqa.ask.settings import SearchSettings
+from longqa.structure.tree import Node, walk
+
+SHAPE_MISSING = 0.5  # coverage factor when no figure / date / name of the asked kind is present
+
+
+@dataclass
+class Lane:
+    """One query's frontier: node id -> (priority, reason, relevance). The priority orders the
+    picks; the relevance (the priority without a "go next" bonus) is what a picked node passes
+    on to its neighbours, so a bonus never cascades along the document."""
+    query: str
+    frontier: dict[int, tuple[float, str, float]] = field(default_factory=dict)
+
+    def offer(self, node: Node, relevance: float, reason: str, bonus: float = 0.0) -> None:
+        old = self.frontier.get(node.id)
+        if old is None or relevance + bonus > old[0]:
+            self.frontier[node.id] = (relevance + bonus, reason, relevance)
+
+
+@dataclass
+class Outcome:
+    picks: list[Node]  # selected nodes, in pick order
+    sufficiency: float  # the last combined sufficiency
+    sufficient: bool  # judged sufficient at least once
+    stop: str  # why the loop ended
+
+
+class Search:
+    def __init__(
+        self, question: str, qtype: str, roots: list[Node], scored: dict[int, Scored], budget: int,
+        settings: SearchSettings, steps: list[dict], *, generator=None, model_weight: float = 0.0,
+        term_weights: dict[str, float] | None = None, outline_sections: dict[int, float] | None = None,
+        lookup: Callable[[str], dict[int, float]] | None = None,
+        model_query: Callable[[list[str]], str | None] | None = None, sub_questions: list[str] = (),
+        sub_scores: list[dict[int, float]] = (), max_hops: int = 0, found: bool = True,
+    ):
+        self.question, self.qtype, self.roots, self.scored = question, qtype, roots, scored
+        self.budget, self.s, self.steps = budget, settings, steps
+        self.generator, self.model_weight = generator, model_weight
+        self.term_weights = term_weights
+        self.lookup, self.model_query, self.max_hops, self.found = lookup, model_query, max_hops, found
+        self.nodes: dict[int, Node] = {}
+        self.parent_of: dict[int, Node] = {}
+        self.next_leaf: dict[int, Node] = {}
+        self.prev_leaf: dict[int, Node] = {}
+        self._index(roots)
+        self.lanes = [Lane(question)] + [Lane(q) for q in sub_questions]
+        self._seed(self.lanes[0], {i: s.score for i, s in scored.items()}, outline_sections or {})
+        for lane, leaf_scores in zip(self.lanes[1:], sub_scores):
+            self._seed(lane, leaf_scores, {})
+        self.picks: list[Node] = []
+        self.taken: set[int] = set()  # leaf ids in the selection
+        self.used = 0
+        self.asked: list[str] = []  # bridge entities already queried
+        self.bridged = False  # a node reached through a bridge query was picked
+        self.shown: list[str] = []  # probe texts, in pick order
+        self.hop_best: list[int] = []  # the best hit of each bridge hop
+
+    # -- the tree ---------------------------------------------------------------------------
+    def _index(self, roots: list[Node]) -> None:
+        for root in roots:
+            leaves = []
+            for node in walk(root):
+                self.nodes[node.id] = node
+                for child in node.children:
+                    self.parent_of[child.id] = node
+                if node.is_leaf:
+                    leaves.append(node)
+            for a, b in zip(leaves, leaves[1:]):
+                self.next_leaf[a.id], self.prev_leaf[b.id] = b, a
+
+    def add_roots(self, roots: list[Node]) -> None:
+        fresh = [r for r in roots if r.id not in self.nodes]
+        self.roots += fresh
+        self._index(fresh)
+
+    def _seed(self, lane: Lane, scores: dict[int, float], sections: dict[int, float]) -> None:
+        leaves = sorted((i for i in scores if i in self.nodes and self.nodes[i].is_leaf and scores[i] > 0),
+                        key=lambda i: (-scores[i], i))
+        for leaf in leaves[: self.s.seed_leaves]:
+            lane.offer(self.nodes[leaf], scores[leaf], "best leaf")
+        for section_id, weight in sections.items():
+            if section_id in self.nodes:
+                lane.offer(self.nodes[section_id], self.scored[section_id].score if section_id in self.scored
+                           else weight, "outline")
+
+    def _cost(self, node: Node) -> int:
+        return sum(leaf_tokens(leaf) for leaf in walk(node) if leaf.is_leaf and leaf.id not in self.taken)
+
+    def _covered(self, node: Node) -> bool:
+        leaves = [leaf.id for leaf in walk(node) if leaf.is_leaf]
+        return not leaves or all(leaf in self.taken for leaf in leaves)
+
+    # -- the loop ---------------------------------------------------------------------------
+    def run(self) -> Outcome:
+        started = time.perf_counter()
+        best, sufficient_count, ever, stop = 0.0, 0, False, "frontier empty"
+        turn = 0
+        while True:
+            if len(self.picks) >= self.s.max_nodes:
+                stop = "max nodes"
+                break
+            if time.perf_counter() - started >= self.s.max_seconds:
+                stop = "max seconds"
+                break
+            picked = self._pop(turn)
+            if picked is None:
+                stop = "budget full" if self.used and self.used >= self.budget * 0.9 else "frontier empty"
+                break
+            turn += 1
+            node, priority, reason, relevance = picked
+            self.bridged = self.bridged or reason == "bridge"
+            self._take(node)
+            self._extend(node, relevance)
+            coverage, p_yes, combined = self.sufficiency()
+            best = combined
+            counts = combined >= self.s.confidence and (self.qtype != "multi-bridge" or self.bridged
+                                                        or not self._can_hop())
+            self.steps.append({"step": len(self.steps) + 1, "action": "add", "node": node.id, "kind": node.kind,
+                               "reason": reason, "priority": round(priority, 4), "tokens": self.used,
+                               "coverage": round(coverage, 4),
+                               "p_yes": None if p_yes is None else round(p_yes, 4),
+                               "sufficiency": round(combined, 4)})
+            if counts:
+                ever = True
+                sufficient_count += 1
+                if sufficient_count >= self.s.patience:
+                    stop = "sufficient"
+                    break
+            elif self.qtype == "multi-bridge" and self._can_hop() and len(self.picks) >= self.s.hop_after:
+                self._hop()
+        for leaf_id in self.hop_best:  # a hop's best hit always gets in, even after a cap stopped the loop
+            node = self.nodes[leaf_id]
+            if not self._covered(node) and self.used + self._cost(node) <= self.budget:
+                self._take(node)
+                self.steps.append({"step": len(self.steps) + 1, "action": "add", "node": node.id, "kind": node.kind,
+                                   "reason": "bridge (after stop)", "priority": None, "tokens": self.used})
+        self.steps.append({"step": len(self.steps) + 1, "action": "stop", "reason": stop,
+                           "nodes": len(self.picks), "tokens": self.used,
+                           "seconds": round(time.perf_counter() - started, 4)})
+        outcome = Outcome(list(self.picks), best, ever, stop)
+        if self.s.precise_mode and not ever and self.found and self.picks and stop != "max seconds":
+            outcome = self._precise(outcome)
+        return outcome
+
+    def _pop(self, turn: int):
+        """The best fitting frontier node of the lane whose turn it is (lanes with nothing left
+        that fits are skipped)."""
+        lanes = self.lanes[turn % len(self.lanes):] + self.lanes[: turn % len(self.lanes)]
+        for lane in lanes:
+            while lane.frontier:
+                node_id = max(lane.frontier, key=lambda i: (lane.frontier[i][0], self.nodes[i].depth, -i))
+                priority, reason, relevance = lane.frontier.pop(node_id)
+                node = self.nodes[node_id]
+                if self._covered(node):
+                    continue
+                cost = self._cost(node)
+                if self.used + cost > self.budget:
+                    continue
+                return node, priority, reason, relevance
+        return None
+
+    def _take(self, node: Node) -> None:
+        new = [leaf for leaf in walk(node) if leaf.is_leaf and leaf.id not in self.taken]
+        self.used += sum(leaf_tokens(leaf) for leaf in new)
+        self.taken.update(leaf.id for leaf in new)
+        self.picks.append(node)
+        text = " ".join(leaf.text for leaf in new)
+        self.shown.append(tokens.truncate(" ".join(text.split()), self.s.probe_tokens))
+
+    def _extend(self, node: Node, relevance: float) -> None:
+        """Neighbours and the parent of a picked leaf join the frontier of the main lane."""
+        lane = self.lanes[0]
+        if node.is_leaf:
+            for neighbour, weight in ((self.next_leaf.get(node.id), self.s.neighbour_weight),
+                                      (self.prev_leaf.get(node.id), self.s.previous_weight)):
+                if neighbour is not None and neighbour.id not in self.taken:
+                    own = self.scored[neighbour.id].score if neighbour.id in self.scored else 0.0
+                    lane.offer(neighbour, max(own, weight * relevance), "neighbour")
+        parent = self.parent_of.get(node.id)
+        if parent is not None and parent.kind != "document":
+            own = self.scored[parent.id].score if parent.id in self.scored else 0.0
+            lane.offer(parent, max(own, self.s.parent_weight * relevance), "parent")
+
+    # -- sufficiency ------------------------------------------------------------------------
+    def sufficiency(self) -> tuple[float, float | None, float]:
+        """(coverage rule, model p(yes) or None, combined by the model's measured weight)."""
+        texts = [leaf.text for pick in self.picks for leaf in walk(pick) if leaf.is_leaf]
+        coverage = top_share(self.question, texts, self.term_weights)
+        if not answer_shape_present(self.question, texts):
+            coverage *= SHAPE_MISSING  # about the question, but not (yet) the kind of thing it asks
+        w = self.model_weight
+        if self.generator is None or w <= 0:
+            return coverage, None, coverage
+        # Ask the model only when its answer can change the decision: with weight w its p(yes)
+        # moves the combined value within [(1-w)c, (1-w)c + w].
+        if (1 - w) * coverage >= self.s.confidence or (1 - w) * coverage + w < self.s.confidence:
+            return coverage, None, (1 - w) * coverage + w * 0.5
+        probs = self.generator.label_probs(sufficiency_prompt(self.question, self.shown), [" yes", " no"])
+        p_yes = probs[" yes"]
+        return coverage, p_yes, self.model_weight * p_yes + (1 - self.model_weight) * coverage
+
+    # -- multi-hop --------------------------------------------------------------------------
+    def _can_hop(self) -> bool:
+        return self.lookup is not None and len(self.asked) < self.max_hops
+
+    def _hop(self) -> None:
+        texts = [leaf.text for pick in self.picks for leaf in walk(pick) if leaf.is_leaf]
+        fresh = [(e, s) for e, s in bridge.bridge_entities(self.question, texts, 4, self.term_weights)
+                 if e.lower() not in {a.lower() for a in self.asked}]
+        source = "rule"
+        if fresh:
+            entity, sentence = fresh[0]
+            query = bridge.bridge_query(self.question, entity, [sentence])
+        elif self.model_query is not None:  # no name in the evidence: the model states the next query
+            query, entity, source = self.model_query(self.shown), None, "model"
+            if not query:
+                self.max_hops = len(self.asked)  # the model has nothing new either: stop hopping
+                return
+        else:
+            return
+        self.asked.append(entity or query)
+        hits = self.lookup(query)
+        if entity:  # the next hop's passage names the entity: prefer the hits whose text does
+            hits = bridge.naming(hits, self.nodes, entity, self.question) or hits
+        lane = self.lanes[0]
+        offered = []
+        for leaf_id, score in sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))[: self.s.seed_leaves]:
+            node = self.nodes.get(leaf_id)
+            if node is not None and leaf_id not in self.taken and score > 0:
+                # The best hit of the hop goes next (ahead of every seed); the others compete.
+                lane.offer(node, self.s.bridge_weight * score, "bridge", bonus=0.0 if offered else 1.0)
+                offered.append(leaf_id)
+        self.hop_best += offered[:1]
+        self.steps.append({"step": len(self.steps) + 1, "action": "bridge", "entity": entity, "query": query,
+                           "source": source, "added": offered})
+
+    # -- OkraLong's precise mode ------------------------------------------------------------
+    def _precise(self, outcome: Outcome) -> Outcome:
+        """Coarser granularity: the smallest enclosing section of each of the best picks, whole,
+        kept only when the sufficiency check prefers it."""
+        sections: list[Node] = []
+        room = self.budget
+        for pick in outcome.picks[:3]:
+            parent = self.parent_of.get(pick.id) if pick.is_leaf else pick
+            if parent is None or parent.kind == "document" or parent in sections:
+                continue
+            cost = sum(leaf_tokens(leaf) for leaf in walk(parent) if leaf.is_leaf)
+            if cost <= room:
+                sections.append(parent)
+                room -= cost
+        if not sections:
+            return outcome
+        before = (list(self.picks), set(self.taken), self.used, list(self.shown))
+        self.picks, self.taken, self.used, self.shown = [], set(), 0, []
+        for section in sections:
+            self._take(section)
+        for pick in before[0]:
+            if not self._covered(pick) and self.used + self._cost(pick) <= self.budget:
+                self._take(pick)
+        coverage, p_yes, combined = self.sufficiency()
+        kept = combined >= outcome.sufficiency + self.s.precise_margin
+        self.steps.append({"step": len(self.steps) + 1, "action": "precise", "sections": [s.id for s in sections],
+                           "sufficiency_before": round(outcome.sufficiency, 4), "sufficiency": round(combined, 4),
+                           "kept": kept})
+        if kept:
+            return Outcome(list(self.picks), combined, combined >= self.s.confidence, outcome.stop)
+        self.picks, self.taken, self.used, self.shown = before
+        return outcome

@@ -1,0 +1,38 @@
+"""How much a model-made decision may steer, from its measured skill (bench/decisions.py).
+
+Each decision (scope, type, outline choice, sufficiency) was scored against dev labels on the
+TUNE half with the model in use: accuracy for choices, AUC for probabilities. Its weight is how
+far that stands above chance, scaled to [0, 1] — 0 at chance (the decision does not steer), 1 for
+a perfect one:
+    weight = max(0, (skill - chance) / (1 - chance))        (AUC: chance 0.5)
+A model that was never measured (one passed with -m or --llm-url) gets weight 1: the same code
+lets a stronger model steer fully, and bench/decisions.py measures it when that matters.
+"""
+
+from __future__ import annotations
+
+# generator identity prefix -> decision -> (measured skill, chance level). Measured with
+# `python bench/decisions.py --half tune` (see bench/RESULTS.md for the command and table).
+MEASURED: dict[str, dict[str, tuple[float, float]]] = {
+    # 48 questions of the tune half (8 per dataset), corpus-protocol stores, load average 6.8:
+    "gemma-3-270m": {
+        "scope": (0.672, 0.5),  # AUC of p(global) for free-form (judged) vs short-answer questions
+        "type": (0.500, 0.5),  # balanced accuracy, extractive vs abstractive, as ask asks it (25)
+        "outline": (0.000, 0.1),  # top-1 section holding the answer, 13 questions, 10 shown
+        "sufficiency": (0.518, 0.5),  # AUC of p(yes): shown passages hold a gold answer (95 pairs)
+    },
+}
+
+
+def weight(generator, decision: str) -> float:
+    """Weight in [0, 1] of `decision` made by `generator` (0 without a generator)."""
+    if generator is None:
+        return 0.0
+    name = str(getattr(generator, "name", "") or "")
+    for prefix, table in MEASURED.items():
+        if name.startswith(prefix):
+            if decision not in table:
+                return 0.0
+            skill, chance = table[decision]
+            return max(0.0, (skill - chance) / (1.0 - chance)) if chance < 1 else 0.0
+    return 1.0

@@ -1,0 +1,64 @@
+"""Whole-document local scores (LongRefiner's LS as written): every paragraph of every candidate
+document is scored against the question, not only the top-k that first-stage retrieval returned.
+
+- BM25 of every leaf of the candidate documents (FTS5 restricted to their rowid ranges; a leaf
+  sharing no word with the question scores 0);
+- cosine of every leaf's stored vector to the question vector;
+- each signal min-max normalised over the candidate leaves of this question, then weighted by
+  the question's information pattern (fusion.weights: 3:2 or 1:1), as the first stage does.
+
+A leaf with no vector (a store ingested without an embedder) gets the lowest cosine. The result
+feeds refine.score_trees, which averages it up the tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sqlite_utils
+
+from longqa.retrieve import bm25
+from longqa.retrieve.fusion import weights
+
+
+@dataclass
+class LocalScores:
+    fused: dict[int, float]  # leaf id -> weighted sum of the normalised signals, in [0, 1]
+    bm25: dict[int, float]  # leaf id -> normalised BM25 (0 = no shared word)
+    dense: dict[int, float]  # leaf id -> normalised cosine (empty without vectors)
+
+
+def min_max(values: dict[int, float], floor: float | None = None) -> dict[int, float]:
+    """Rescale to [0, 1] over `values`; `floor` (if given) is the value that maps to 0 when it is
+    lower than every value (BM25: a leaf without any query word scores 0, so 0 is the floor)."""
+    if not values:
+        return {}
+    low = min(values.values()) if floor is None else min(floor, min(values.values()))
+    high = max(values.values())
+    if high - low <= 1e-12:
+        return {k: (1.0 if high > 0 or floor is None else 0.0) for k in values}
+    return {k: (v - low) / (high - low) for k, v in values.items()}
+
+
+def local_scores(
+    db: sqlite_utils.Database, question: str, leaf_ids: list[int], doc_ids: list[int],
+    pattern: str = "both", vectors=None, query_vector: np.ndarray | None = None,
+) -> LocalScores:
+    """LS for each of `leaf_ids` (the leaves of `doc_ids`). `vectors` is a store.vectors.VectorMatrix
+    (or None: BM25 only); `query_vector` the embedded question."""
+    wanted = set(leaf_ids)
+    raw_bm25 = {k: v for k, v in bm25.scores_in_documents(db, question, doc_ids).items() if k in wanted}
+    norm_bm25 = min_max({leaf: raw_bm25.get(leaf, 0.0) for leaf in leaf_ids}, floor=0.0)
+    norm_dense: dict[int, float] = {}
+    if vectors is not None and query_vector is not None and len(vectors):
+        ids, cosines = vectors.scores(query_vector, doc_ids)
+        raw_dense = {int(i): float(s) for i, s in zip(ids, cosines) if int(i) in wanted}
+        if raw_dense:
+            lowest = min(raw_dense.values())
+            norm_dense = min_max({leaf: raw_dense.get(leaf, lowest) for leaf in leaf_ids})
+    w_bm25, w_dense = weights(pattern)
+    if not norm_dense:
+        w_bm25, w_dense = 1.0, 0.0
+    fused = {leaf: w_bm25 * norm_bm25.get(leaf, 0.0) + w_dense * norm_dense.get(leaf, 0.0) for leaf in leaf_ids}
+    return LocalScores(fused, norm_bm25, norm_dense)

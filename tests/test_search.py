@@ -1,0 +1,269 @@
+"""Whole-document scoring and the search loop, on real stores with the shared fake models:
+candidate documents, local scores for every leaf, the frontier (neighbours, bridge hops,
+sub-question lanes), the stop rules and precise mode."""
+
+import pytest
+
+from longqa.ask.bridge import bridge_entities, bridge_query
+from longqa.ask.evidence import answer_shape_present
+from longqa.ask.prompts import SUFFICIENCY_SUFFIX, sufficiency_prompt
+from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
+from longqa.retrieve.local import local_scores
+from longqa.store.nodes import load_tree
+from longqa.structure.tree import walk
+from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, make_pipeline, reactor_handbook
+
+PAD = "The archive keeps this entry with its catalogue number and shelf mark for later readers. "
+
+
+def article(title: str, text: str) -> str:
+    # Leaves under 40 tokens join their neighbours: pad each article's paragraph past that.
+    return f"# {title}\n\n{text} {PAD * 3}\n"
+
+
+def films_corpus() -> str:
+    """Two articles of a two-hop question plus distractors. The second hop ("Lena Marsh ...
+    Tromso") shares no word with the question; distractors share some."""
+    return "\n".join([
+        article("Cold Harbour", "Cold Harbour is a 1968 drama film directed by Lena Marsh."),
+        article("Harbour Lights", "Harbour Lights is a 1963 film about a woman who runs a harbour cafe."),
+        article("Cold Spring", "Cold Spring is a village where the choir director grew up."),
+        article("Lena Marsh", "Lena Marsh spent her childhood in Tromso, a small fishing port."),
+        article("Grey Harbour", "Grey Harbour was directed in 1971 and filmed at a cold northern quay."),
+    ])
+
+
+def filing() -> str:
+    """A filing-like document: the best hit announces the figures, the next leaf holds them
+    without repeating any word of the question."""
+    paragraphs = [
+        ("Overview", "Orion Foods makes frozen meals for grocery chains across three regions. " + PAD * 3),
+        ("Results", "Net revenue reported by Orion Foods for the fiscal year is set out in the next table. " + PAD * 3),
+        ("Results", "4,512 million dollars this year; 3,977 million dollars in the prior period. " + PAD * 3),
+        ("Results", "Segment commentary appears in the management review for each region. " + PAD * 3),
+        ("Results", "Headcount rose in two regions while one plant closed in the north. " + PAD * 3),
+        ("Policies", "Revenue recognition follows the shipment of goods to grocery customers. " + PAD * 3),
+        ("Policies", "Orion Foods records freight costs as cost of sales for every region it serves. " + PAD * 3),
+        ("Risks", "Foods prices and revenue may change with weather and freight costs in a region. " + PAD * 3),
+    ]
+    text, current = ["# Orion Foods Annual Report\n"], None
+    for section, paragraph in paragraphs:
+        if section != current:
+            text.append(f"## {section}\n")
+            current = section
+        text.append(paragraph + "\n")
+    return "\n".join(text)
+
+
+def says(word, label=" yes", otherwise=" no"):
+    """A FakeGenerator `choose`: the sufficiency probe answers yes once `word` is shown."""
+    def choose(prompt, labels):
+        if prompt.endswith(SUFFICIENCY_SUFFIX):
+            return label if word in prompt else otherwise
+        return None
+    return choose
+
+
+@pytest.fixture
+def films_db(tmp_path, db_path):
+    return build_store(db_path, {"films.md": films_corpus()}, tmp_path)
+
+
+@pytest.fixture
+def filing_db(tmp_path, db_path):
+    return build_store(db_path, {"orion.md": filing()}, tmp_path)
+
+
+def adds(refined):
+    return [s for s in refined.steps if s["action"] == "add"]
+
+
+def stop_of(refined):
+    return [s for s in refined.steps if s["action"] == "stop"][0]
+
+
+# -- document-level scores and whole-document local scores --------------------------------------
+def test_candidate_documents_keep_those_close_to_the_best():
+    scores = document_scores({1: 0.9, 2: 0.2, 3: 0.85, 4: 0.5}, {1: 10, 2: 10, 3: 11, 4: 12})
+    assert scores == {10: 0.9, 11: 0.85, 12: 0.5}
+    assert candidate_documents(scores, relative=0.6, max_docs=8) == [10, 11]
+    assert candidate_documents(scores, relative=0.5, max_docs=8) == [10, 11, 12]
+    assert candidate_documents(scores, relative=0.5, max_docs=1) == [10]
+    assert document_weights(scores, [10, 12]) == {10: 1.0, 12: pytest.approx(0.5 / 0.9)}
+
+
+def test_every_leaf_of_a_candidate_document_gets_a_local_score(tmp_path, db_path):
+    db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
+    root = load_tree(db, 1)
+    leaves = [n.id for n in walk(root) if n.is_leaf]
+    embedder = FakeEmbedder()
+    from longqa.store.vectors import load_vectors
+
+    question = "How often are fuel assemblies replaced?"
+    scores = local_scores(db, question, leaves, [1], "both", load_vectors(db, embedder.name),
+                          embedder.embed([question])[0])
+    assert set(scores.fused) == set(leaves)
+    assert min(scores.bm25.values()) == 0.0 and max(scores.bm25.values()) == 1.0
+    assert min(scores.dense.values()) == 0.0 and max(scores.dense.values()) == 1.0
+    best = max(scores.fused, key=scores.fused.get)
+    assert "Fuel assemblies are replaced" in next(n.text for n in walk(root) if n.id == best)
+    # leaves first-stage retrieval never returned still score, so the budget can be filled
+    assert sum(1 for v in scores.fused.values() if v > 0) > 20
+
+
+def test_whole_document_scoring_fills_the_budget(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    whole = make_pipeline(filing_db, FakeGenerator(), budget=400, k=1, use_loop=False).retrieve_context(question)
+    hits_only = make_pipeline(filing_db, FakeGenerator(), budget=400, k=1, whole_documents=False,
+                              use_loop=False).retrieve_context(question)
+    # first-stage retrieval returned one leaf per retriever: only their section had a score
+    assert {p.section for p in hits_only.passages} == {"Results"}
+    # every leaf sharing the question's words now scores, wherever it is, and fills the budget
+    assert {"Results", "Policies", "Risks"} <= {p.section for p in whole.passages}
+    assert hits_only.context_tokens < whole.context_tokens <= 400
+    assert "Foods prices and revenue" in whole.context and "Foods prices and revenue" not in hits_only.context
+
+
+# -- the loop: frontier, bridge, lanes -----------------------------------------------------------
+def test_bridge_step_finds_the_article_that_shares_no_word_with_the_question(films_db):
+    question = "Where did the woman who directed Cold Harbour grow up?"
+    refined = make_pipeline(films_db, FakeGenerator(), budget=160, hop_after=1).retrieve_context(question)
+    assert refined.analysis.type == "multi-bridge"
+    bridges = [s for s in refined.steps if s["action"] == "bridge"]
+    assert bridges and bridges[0]["entity"] == "Lena Marsh"
+    assert bridges[0]["query"] == "Lena Marsh woman grow"
+    picked = [s for s in adds(refined) if s["reason"] == "bridge"]
+    assert picked and "Tromso" in refined.context
+    # without the bridge step the same budget is filled with the distractors instead
+    plain = make_pipeline(films_db, FakeGenerator(), budget=160, hop_after=1, use_expansion=False
+                          ).retrieve_context(question)
+    assert "Tromso" not in plain.context and "Cold Harbour is a 1968" in plain.context
+    assert not [s for s in plain.steps if s["action"] == "bridge"]
+
+
+def test_leaf_after_the_best_hit_comes_in_through_the_frontier(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    generator = FakeGenerator(choose=says("4,512"))
+    refined = make_pipeline(filing_db, generator, budget=140).retrieve_context(question)
+    steps = adds(refined)
+    assert steps[0]["reason"] == "best leaf" and steps[1]["reason"] == "neighbour"
+    assert steps[0]["p_yes"] == pytest.approx(0.2) and steps[1]["p_yes"] == pytest.approx(0.8)
+    assert stop_of(refined)["reason"] == "sufficient" and len(steps) == 2
+    assert "4,512 million" in refined.context
+    # LongRefiner's greedy selection alone spends the same budget on leaves sharing words
+    greedy = make_pipeline(filing_db, FakeGenerator(), budget=140, use_loop=False).retrieve_context(question)
+    assert "4,512 million" not in greedy.context
+
+
+def test_sub_questions_take_turns(tmp_path, db_path):
+    db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
+    refined = make_pipeline(db, FakeGenerator(choose=says("never")), budget=700, max_nodes=4).retrieve_context(
+        "Compare the Cooling System and the Staff Training rules")
+    assert [s["query"] for s in refined.steps if s["action"] == "split"] == [
+        "Compare Cooling System rules", "Compare Staff Training rules"]
+    picked = [p for p in refined.passages]
+    sections = {p.section.split(" > ")[0] for p in picked}
+    assert {"Cooling System", "Staff Training"} <= sections
+
+
+# -- stop rules ----------------------------------------------------------------------------------
+def test_confidence_and_patience_end_the_loop(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    sure = make_pipeline(filing_db, FakeGenerator(choose=says("Orion")), budget=400).retrieve_context(question)
+    assert len(adds(sure)) == 1 and stop_of(sure)["reason"] == "sufficient"
+    patient = make_pipeline(filing_db, FakeGenerator(choose=says("Orion")), budget=400, patience=2
+                            ).retrieve_context(question)
+    assert len(adds(patient)) == 2 and stop_of(patient)["reason"] == "sufficient"
+    strict = make_pipeline(filing_db, FakeGenerator(choose=says("Orion")), budget=400, confidence=0.9
+                           ).retrieve_context(question)
+    assert stop_of(strict)["reason"] != "sufficient"  # p(yes) = 0.8 never reaches t_p = 0.9
+
+
+def test_caps_end_the_loop(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    never = FakeGenerator(choose=says("nothing says this"))
+    capped = make_pipeline(filing_db, never, budget=2000, max_nodes=2).retrieve_context(question)
+    assert len(adds(capped)) == 2 and stop_of(capped)["reason"] == "max nodes"
+    timed = make_pipeline(filing_db, never, budget=2000, max_seconds=0).retrieve_context(question)
+    assert adds(timed) == [] and stop_of(timed)["reason"] == "max seconds"
+    full = make_pipeline(filing_db, never, budget=150).retrieve_context(question)
+    assert stop_of(full)["reason"] in ("budget full", "frontier empty") and full.context_tokens <= 150
+    assert stop_of(full)["tokens"] <= 150
+
+
+def test_precise_mode_retries_with_whole_sections(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    # the model says yes only when it sees the policy paragraphs together: a section, not a leaf
+    generator = FakeGenerator(choose=says("freight costs as cost of sales"))
+    refined = make_pipeline(filing_db, generator, budget=600, max_nodes=1).retrieve_context(question)
+    precise = [s for s in refined.steps if s["action"] == "precise"]
+    assert precise and precise[0]["sections"]
+    off = make_pipeline(filing_db, FakeGenerator(choose=says("freight costs as cost of sales")), budget=600,
+                        max_nodes=1, precise_mode=False).retrieve_context(question)
+    assert not [s for s in off.steps if s["action"] == "precise"]
+
+
+def test_loop_off_is_plain_greedy_selection(filing_db):
+    refined = make_pipeline(filing_db, FakeGenerator(), budget=300, use_loop=False).retrieve_context(
+        "What net revenue did Orion Foods report?")
+    assert [s["action"] for s in refined.steps] == ["outline"]
+    assert refined.passages
+
+
+# -- pieces --------------------------------------------------------------------------------------
+def test_bridge_entities_come_from_the_evidence_not_the_question():
+    question = "Who was the first president of the association which published Journal of Psychotherapy Integration?"
+    evidence = ["The Journal of Psychotherapy Integration is a peer-reviewed academic journal published by the "
+                "American Psychological Association on behalf of the Society for the Exploration of Psychotherapy "
+                "Integration. Several editors served it. The editor is Jennifer Callahan."]
+    found = bridge_entities(question, evidence, limit=3)
+    assert [e for e, _ in found][:2] == ["American Psychological Association", "Society for the Exploration"]
+    assert bridge_query(question, found[0][0], [found[0][1]]) == "American Psychological Association first president"
+    assert all(e != "Several" for e, _ in bridge_entities(question, evidence, limit=10))
+
+
+def test_bridge_entity_nearest_the_rarest_question_word():
+    question = "When did the state whose official sport is jousting make anglicanism its established religion?"
+    row = ("State Sport Year Adopted Designation Alaska Dog Mushing 1972 Official state sport Colorado Pack "
+           "Burro Racing 2012 Official summer heritage sport Maryland Jousting 1962 Official state sport")
+    found = bridge_entities(question, [row], 2, {"jousting": 5.0, "sport": 1.0, "state": 0.5})
+    assert found[0][0] == "Maryland Jousting"
+
+
+def test_answer_shape_rule():
+    assert not answer_shape_present("How much net revenue in 2021?", ["Net revenue in 2021 rose."])
+    assert answer_shape_present("How much net revenue in 2021?", ["Net revenue in 2021 was $4,512 million."])
+    assert not answer_shape_present("When was the mill built?", ["The mill was built by the Pratt family."])
+    assert answer_shape_present("When was the mill built?", ["The mill was built in 1852."])
+    assert answer_shape_present("Why did the mill close?", ["Demand fell."])
+
+
+def test_sufficiency_prompt_grows_by_appending_so_the_kv_cache_is_reused():
+    one = sufficiency_prompt("Q?", ["first node"])
+    two = sufficiency_prompt("Q?", ["first node", "second node"])
+    assert two.startswith(one[: -len(SUFFICIENCY_SUFFIX)])
+    assert one.index("Q?") < one.index("first node")  # the question comes before the nodes
+
+
+def test_decisions_weighted_by_measured_skill():
+    from longqa.ask import skill
+
+    measured = FakeGenerator()
+    measured.name = "gemma-3-270m-q4_k_m"
+    table = skill.MEASURED["gemma-3-270m"]
+    for decision, (value, chance) in table.items():
+        assert skill.weight(measured, decision) == pytest.approx(max(0.0, (value - chance) / (1 - chance)))
+    assert skill.weight(measured, "a decision never measured") == 0.0
+    assert skill.weight(FakeGenerator(), "sufficiency") == 1.0  # an unmeasured model steers fully
+    assert skill.weight(None, "sufficiency") == 0.0
+
+
+def test_decisions_at_chance_are_not_asked(filing_db):
+    generator = FakeGenerator()
+    generator.name = "gemma-3-270m-q4_k_m"  # measured: type and outline choice at chance
+    refined = make_pipeline(filing_db, generator, budget=300).retrieve_context("What net revenue did Orion Foods report?")
+    asked = [p.rsplit("\n", 1)[-1] for _, p in generator.calls]
+    assert "The section that answers the question is section" not in asked
+    assert not any(p.endswith("Type:") for p in asked)
+    assert refined.analysis.decided_by["type"] == "default"
+    assert [s["action"] for s in refined.steps][0] == "outline-skipped"
