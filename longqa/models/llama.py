@@ -1,13 +1,14 @@
 """llama.cpp backend (llama-cpp-python): a Generator and an Embedder over local GGUF files.
 
-All layers go to the GPU when this llama.cpp build can offload; otherwise the CPU uses every
-core. llama.cpp's own logging is captured (never printed) so a load failure can still name
+All layers go to the GPU when this llama.cpp build can offload; otherwise the CPU uses the cores
+free when the model is opened (models/threads.py; $LONGQA_THREADS overrides). llama.cpp's own logging is captured (never printed) so a load failure can still name
 its reason in one line.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import os
 import weakref
@@ -19,6 +20,7 @@ import numpy as np
 from longqa.errors import ModelError
 from longqa.models.files import GgufInfo, read_gguf_info
 from longqa.models.grammar import compile_grammar
+from longqa.models.threads import cpu_threads
 from longqa.models.window import check_fits, l2_normalise, renormalise, unique_labels
 
 import llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
@@ -55,18 +57,6 @@ def gpu_offload() -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload())
 
 
-def cpu_threads() -> int:
-    """Every core (`os.cpu_count()`), unless $LONGQA_THREADS says otherwise. On a machine busy
-    with other work fewer threads can be much faster: llama.cpp's threads wait for each other
-    at every step (measured on a shared 2-core box: 1 thread embedded 3x faster than 2)."""
-    value = os.environ.get("LONGQA_THREADS", "").strip()
-    if value:
-        if not value.isdigit() or int(value) < 1:
-            raise ModelError(f"LONGQA_THREADS={value!r}: expected a positive whole number")
-        return int(value)
-    return os.cpu_count() or 1
-
-
 _OPEN: "weakref.WeakSet[llama_cpp.Llama]" = weakref.WeakSet()
 
 
@@ -83,26 +73,27 @@ def _close_all() -> None:
 
 def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 512,
                flash_attn: bool = True) -> llama_cpp.Llama:
-    """Load a GGUF: every layer on the GPU when possible, else all CPU cores.
+    """Load a GGUF: every layer on the GPU when possible, else the free CPU cores.
 
     Flash attention is on: on CPU it measured 32% less time for a 1,100-token gemma prompt
     and 2.2x embedding throughput, with the same outputs."""
     threads = cpu_threads()
     _LOG_TAIL.clear()
     try:
-        llm = llama_cpp.Llama(
-            model_path=str(info.path),
-            n_gpu_layers=-1 if gpu_offload() else 0,
-            n_threads=threads,
-            n_threads_batch=threads,
-            n_ctx=n_ctx,
-            n_batch=min(n_batch, n_ctx),
-            n_ubatch=min(n_batch, n_ctx),
-            embedding=embedding,
-            flash_attn=flash_attn,
-            seed=SEED,
-            verbose=False,
-        )
+        with _model_params(extra_buffers()):
+            llm = llama_cpp.Llama(
+                model_path=str(info.path),
+                n_gpu_layers=-1 if gpu_offload() else 0,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_ctx=n_ctx,
+                n_batch=min(n_batch, n_ctx),
+                n_ubatch=min(n_batch, n_ctx),
+                embedding=embedding,
+                flash_attn=flash_attn,
+                seed=SEED,
+                verbose=False,
+            )
     except (ValueError, RuntimeError, OSError) as exc:
         reason = _load_failure_reason() or str(exc)
         raise ModelError(f"{info.path}: llama.cpp cannot load this model ({reason})") from None
@@ -188,6 +179,15 @@ class LlamaGenerator:
             scores = [self._sequence_logprob(prompt_tokens, c, first) for c in continuations]
         return renormalise(labels, scores)
 
+    def option_logprobs(self, prompt: str, options: list[str], *, max_tokens: int = 8) -> list[float]:
+        """Mean log-probability per token of each option as the continuation of `prompt` (at most
+        its first `max_tokens` tokens): the prompt is read once, each option rolled back after."""
+        prompt_tokens = self._prompt_tokens(prompt)
+        continuations = [self._continuation(prompt, prompt_tokens, option)[:max_tokens] or [0] for option in options]
+        check_fits(self.name, len(prompt_tokens), max(len(c) for c in continuations), self.n_ctx)
+        first = self._prefill(prompt_tokens)
+        return [self._sequence_logprob(prompt_tokens, c, first) / len(c) for c in continuations]
+
     def _continuation(self, prompt: str, prompt_tokens: list[int], label: str) -> list[int]:
         """The label's tokens as the model would see them right after the prompt."""
         joined = self._prompt_tokens(prompt + label)
@@ -233,7 +233,8 @@ class LlamaEmbedder:
     """Sentence embeddings from a GGUF encoder with pooling (BERT-style). Texts longer than
     the encoder's trained context are cut to it (the encoder cannot see further)."""
 
-    def __init__(self, path: str | os.PathLike, *, name: str):
+    def __init__(self, path: str | os.PathLike, *, name: str, max_tokens: int | None = None,
+                 batch_tokens: int = EMBED_BATCH_TOKENS):
         self.info = read_gguf_info(path)
         if not self.info.is_encoder:
             raise ModelError(
@@ -241,10 +242,10 @@ class LlamaEmbedder:
                 "sentence-embedding model (use a BERT-style GGUF with pooling as --embed-model)"
             )
         self.name = name
-        self.max_tokens = min(self.info.context_length or 512, EMBED_BATCH_TOKENS)
+        self.batch_tokens = batch_tokens
+        self.max_tokens = min(self.info.context_length or 512, batch_tokens, max_tokens or batch_tokens)
         self.gpu_offload = gpu_offload()
-        self._llm = open_llama(self.info, n_ctx=EMBED_BATCH_TOKENS, embedding=True,
-                               n_batch=EMBED_BATCH_TOKENS)
+        self._llm = open_llama(self.info, n_ctx=batch_tokens, embedding=True, n_batch=batch_tokens)
         if self._llm.pooling_type() == llama_cpp.LLAMA_POOLING_TYPE_NONE:
             raise ModelError(f"{self.info.path}: model has no pooling; cannot make one vector per text")
         self.dim = int(self._llm.n_embd())
@@ -266,7 +267,7 @@ class LlamaEmbedder:
         used = 0
         for index, text in enumerate(texts):
             tokens = self._tokens(text)
-            if batch and (used + len(tokens) > EMBED_BATCH_TOKENS or len(batch) >= self._n_seq_max):
+            if batch and (used + len(tokens) > self.batch_tokens or len(batch) >= self._n_seq_max):
                 self._decode(batch, out)
                 batch, used = [], 0
             batch.append((index, tokens))

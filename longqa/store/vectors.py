@@ -175,8 +175,16 @@ def leaves_without_vectors(db: sqlite_utils.Database, model: str) -> int:
     ).fetchone()[0]
 
 
+def _other_model_present(db: sqlite_utils.Database, model: str) -> bool:
+    """Two index probes (embeddings_model) instead of counting every vector of a big store."""
+    return any(db.execute(f"SELECT 1 FROM embeddings WHERE model {op} ? LIMIT 1", [model]).fetchone()
+               for op in ("<", ">"))
+
+
 def stale_message(db: sqlite_utils.Database, model: str) -> str | None:
     """Why dense search would miss leaves with embedder `model`, or None when it would not."""
+    if not _other_model_present(db, model):
+        return None
     others = {m: n for m, n in vector_models(db).items() if m != model}
     if others:
         listed = ", ".join(f"{m or '(unnamed)'} ({n} vectors)" for m, n in sorted(others.items()))
