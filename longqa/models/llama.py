@@ -1,8 +1,8 @@
 """llama.cpp backend (llama-cpp-python): a Generator and an Embedder over local GGUF files.
 
 All layers go to the GPU when this llama.cpp build can offload; otherwise the CPU uses the cores
-free when the model is opened (models/threads.py; $LONGQA_THREADS overrides). llama.cpp's own logging is captured (never printed) so a load failure can still name
-its reason in one line.
+free when the model is opened (models/threads.py; $LONGQA_THREADS overrides). llama.cpp's own
+logging is captured (never printed) so a load failure can still name its reason in one line.
 """
 
 from __future__ import annotations
@@ -57,6 +57,66 @@ def gpu_offload() -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload())
 
 
+def extra_buffers() -> bool:
+    """Whether llama.cpp may put weights in its extra CPU buffer types (AMX tiles, repacked
+    quantised blocks). Off on CPUs that advertise AMX: there llama.cpp's AMX matmul segfaulted
+    at the first decode (seen on a virtual machine that lists amx_int8 but cannot run it), and a
+    crash is worse than slower prompts. $LONGQA_EXTRA_BUFFERS=1 (or 0) decides instead."""
+    value = os.environ.get("LONGQA_EXTRA_BUFFERS", "").strip()
+    if value in ("0", "1"):
+        return value == "1"
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
+            return not any(line.startswith("flags") and " amx_int8" in line for line in handle)
+    except OSError:
+        return True
+
+
+GENERATOR_SEQUENCES = 16  # parallel sequences in the generator's context (option scoring)
+
+
+@contextlib.contextmanager
+def _context_sequences(n_seq: int):
+    """llama-cpp-python gives a generator one sequence; option scoring wants several sharing one
+    KV cache (`kv_unified`, so each still sees the whole context window)."""
+    module = llama_cpp.llama.llama_cpp
+    original = module.llama_context_default_params
+
+    def with_sequences():
+        params = original()
+        params.n_seq_max = n_seq
+        params.kv_unified = True
+        return params
+
+    module.llama_context_default_params = with_sequences
+    try:
+        yield
+    finally:
+        module.llama_context_default_params = original
+
+
+@contextlib.contextmanager
+def _model_params(use_extra_buffers: bool):
+    """llama-cpp-python has no argument for `use_extra_bufts`: adjust the defaults it reads while
+    one model loads."""
+    if use_extra_buffers:
+        yield
+        return
+    module = llama_cpp.llama.llama_cpp  # the low-level module as llama.py sees it
+    original = module.llama_model_default_params
+
+    def without_extra_buffers():
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    module.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = original
+
+
 _OPEN: "weakref.WeakSet[llama_cpp.Llama]" = weakref.WeakSet()
 
 
@@ -80,7 +140,7 @@ def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 51
     threads = cpu_threads()
     _LOG_TAIL.clear()
     try:
-        with _model_params(extra_buffers()):
+        with _model_params(extra_buffers()), _context_sequences(1 if embedding else GENERATOR_SEQUENCES):
             llm = llama_cpp.Llama(
                 model_path=str(info.path),
                 n_gpu_layers=-1 if gpu_offload() else 0,
@@ -181,12 +241,55 @@ class LlamaGenerator:
 
     def option_logprobs(self, prompt: str, options: list[str], *, max_tokens: int = 8) -> list[float]:
         """Mean log-probability per token of each option as the continuation of `prompt` (at most
-        its first `max_tokens` tokens): the prompt is read once, each option rolled back after."""
+        its first `max_tokens` tokens). The prompt is read once; then every option's tokens go
+        through ONE decode, each option in its own sequence that shares the prompt's KV cells
+        (a 9-option choice costs about what a 30-token prompt does, not 30 generation steps)."""
         prompt_tokens = self._prompt_tokens(prompt)
         continuations = [self._continuation(prompt, prompt_tokens, option)[:max_tokens] or [0] for option in options]
         check_fits(self.name, len(prompt_tokens), max(len(c) for c in continuations), self.n_ctx)
         first = self._prefill(prompt_tokens)
-        return [self._sequence_logprob(prompt_tokens, c, first) / len(c) for c in continuations]
+        totals = [float(first[c[0]]) for c in continuations]
+        pending = [(i, c) for i, c in enumerate(continuations) if len(c) > 1]
+        n_seq = int(self._llm.context_params.n_seq_max)
+        while pending:
+            chunk, used = [], 0
+            while pending and len(chunk) < n_seq - 1 and used + len(pending[0][1]) - 1 <= self._llm.n_batch:
+                chunk.append(pending.pop(0))
+                used += len(chunk[-1][1]) - 1
+            if not chunk:  # one sequence per context: roll each option back in turn
+                for i, c in pending:
+                    totals[i] = self._sequence_logprob(prompt_tokens, c, first)
+                break
+            self._score_parallel(len(prompt_tokens), chunk, totals)
+        return [total / len(c) for total, c in zip(totals, continuations)]
+
+    def _score_parallel(self, n_prompt: int, chunk: list[tuple[int, list[int]]], totals: list[float]) -> None:
+        llm, ctx = self._llm, self._llm._ctx
+        batch = llm._batch.batch
+        rows: list[tuple[int, int, int]] = []  # (option index, batch row, the token that row predicts)
+        n = 0
+        for seq, (i, tokens) in enumerate(chunk, start=1):
+            ctx.kv_cache_seq_cp(0, seq, 0, n_prompt)
+            for k, token in enumerate(tokens[:-1]):
+                batch.token[n], batch.pos[n], batch.n_seq_id[n], batch.logits[n] = token, n_prompt + k, 1, True
+                batch.seq_id[n][0] = seq
+                rows.append((i, n, tokens[k + 1]))
+                n += 1
+        batch.n_tokens = n
+        try:
+            ctx.decode(llm._batch)
+        except RuntimeError as exc:
+            raise ModelError(f"{self.name}: evaluation failed ({exc})") from None
+        finally:
+            for seq in range(1, len(chunk) + 1):
+                ctx.kv_cache_seq_rm(seq, -1, -1)
+            llm._batch.reset()
+            llm._requires_eval = True
+        for i, row, target in rows:
+            pointer = llama_cpp.llama_get_logits_ith(llm.ctx, row)
+            logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,)).astype(np.float64)
+            peak = logits.max()
+            totals[i] += float(logits[target] - peak - np.log(np.exp(logits - peak).sum()))
 
     def _continuation(self, prompt: str, prompt_tokens: list[int], label: str) -> list[int]:
         """The label's tokens as the model would see them right after the prompt."""
