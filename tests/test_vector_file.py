@@ -148,3 +148,16 @@ def test_a_store_from_before_the_vector_state_migrates_and_maps(tmp_path, monkey
     assert_mirrors_store(load_vectors(db, MODEL), db)
     forget_vectors()
     assert isinstance(load_vectors(db, MODEL).matrix, np.memmap)
+
+
+def test_temporary_files_of_a_killed_writer_are_cleared(store, db_path):
+    import os
+
+    folder = vector_file.folder_for(db_path.resolve())
+    folder.mkdir()
+    old, fresh = folder / "x.lqv.abc.tmp", folder / "y.lqv.def.tmp"
+    old.write_bytes(b"half")
+    fresh.write_bytes(b"being written by another process")
+    os.utime(old, (0, 0))
+    load_vectors(store, MODEL)
+    assert not old.exists() and fresh.exists()

@@ -22,12 +22,14 @@ import os
 import re
 import struct
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
 MAGIC = b"LQVEC001"
 ALIGN = 64
+STALE_TMP_S = 3600  # a temporary file this old was left by a killed writer, not one still writing
 
 
 def folder_for(store: Path) -> Path:
@@ -88,6 +90,7 @@ def write(path: Path, *, store_uuid: str, version: int, model: str,
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
             handle.write(MAGIC + struct.pack("<Q", len(header)) + header)
@@ -104,3 +107,10 @@ def write(path: Path, *, store_uuid: str, version: int, model: str,
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         return False
+
+
+def _remove_leftovers(folder: Path) -> None:
+    for leftover in folder.glob("*.tmp"):
+        with contextlib.suppress(OSError):
+            if time.time() - leftover.stat().st_mtime > STALE_TMP_S:
+                leftover.unlink()

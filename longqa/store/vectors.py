@@ -3,9 +3,9 @@
 All vectors of one embedder form one float32 matrix (rows L2-normalised) plus node-id and
 document-id arrays, mapped from a file beside the store that a fresh process opens without
 copying (store/vector_file.py; rebuilt from SQLite whenever it no longer mirrors the store);
-a search is one matrix-vector product in numpy. Vectors of
-different embedders never mix: a matrix holds exactly one model's vectors, and a store embedded
-with another model is reported with a request to run `longqa reindex`.
+a search is one matrix-vector product in numpy. Vectors of different embedders never mix: a
+matrix holds exactly one model's vectors, and a store embedded with another model is reported
+with a request to run `longqa reindex`.
 """
 
 from __future__ import annotations
