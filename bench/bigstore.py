@@ -122,7 +122,13 @@ def main() -> int:
     from longqa.store import vector_file
 
     OUT.mkdir(parents=True, exist_ok=True)
+    from longqa.models.defaults import EMBEDDER_NAME
+    from longqa.store import open_db
+    from longqa.store.vectors import vector_models
+
     target = OUT / f"big-{args.leaves}.db"
+    if target.exists() and EMBEDDER_NAME not in vector_models(open_db(target)):
+        target.unlink()  # built under an earlier default embedder: dense search would be off
     if not target.exists():
         started = time.perf_counter()
         build(target, args.leaves)
@@ -130,6 +136,8 @@ def main() -> int:
     shutil.rmtree(vector_file.folder_for(target.resolve()), ignore_errors=True)
 
     def show(label: str, data: dict) -> None:
+        if "dense" not in data["parts"]:
+            raise SystemExit("dense retrieval did not run: the figure would not be comparable")
         parts = ", ".join(f"{k} {v * 1000:.0f}" for k, v in data["parts"].items())
         print(f"{label}: {data['total_s'] * 1000:.0f} ms, CPU {data['cpu_s'] * 1000:.0f} ms (open {data['open_s'] * 1000:.0f}; {parts} ms); "
               f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared machine)", flush=True)
