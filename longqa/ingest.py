@@ -1,7 +1,9 @@
 """`longqa ingest`: find files, skip unchanged ones by content hash, parse, structure, embed, store.
 
-Each document is parsed, structured and embedded in memory, then written in one transaction, so an
-interrupted run leaves no partial document and the next run finishes the job.
+Each document is parsed and structured in memory, then its text and tree are written in one
+transaction, so an interrupted run leaves no partial document and BM25 can answer about it at once.
+Its leaf vectors follow (longqa/embedding.py), a chunk per transaction; leaves still without
+vectors after an interruption are embedded by the next run, even when the file is unchanged.
 """
 
 from __future__ import annotations
@@ -15,29 +17,23 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Protocol
+from typing import Callable, Iterable
 
-import numpy as np
 import sqlite_utils
 
 from longqa.config import Limits
+from longqa.embedding import LeafEmbedder, embed_pending
 from longqa.errors import InputError, LongqaError, StoreError
 from longqa.models.window import PromptTooLong
 from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
 from longqa.store.documents import DocumentRecord, find_by_path, save_document
 from longqa.structure.choose import LlmStructurer, structure_document
-from longqa.structure.tree import Node, leaves, walk
+from longqa.structure.tree import Node, walk
 
 
 # Write errors that no later document could escape: the batch ends on them.
 STORE_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
-
-
-class LeafEmbedder(Protocol):
-    name: str
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass
@@ -51,6 +47,7 @@ class IngestResult:
     structure: str | None = None
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)  # stored, but not everything went well
+    embedded: int = 0  # leaves given vectors in this run (also for an unchanged file resumed)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -85,6 +82,7 @@ class Ingestor:
                 result.status, result.id = "skipped", existing["id"]
                 result.pages, result.nodes = existing["pages"], existing["nodes"]
                 result.structure = existing["structure"]
+                result.embedded = self._embed(existing["id"])
                 return result
             parsed = parse_file(path, self.limits)
             self.on_pages(parsed.pages)
@@ -94,17 +92,16 @@ class Ingestor:
             )
             if self.annotate is not None:
                 self.annotate(root, source)
-            vectors = self._embed(root)
             record = DocumentRecord(
                 path=stored, sha256=digest, title=parsed.title, format=parsed.format,
                 pages=parsed.pages, structure=source, bytes=size,
             )
-            result.id = save_document(
-                self.db, record, root, vectors, self.embedder.name if self.embedder else ""
-            )
+            self._ready_embedder()
+            result.id = save_document(self.db, record, root)
             result.status = "updated" if existing else "added"
             result.pages, result.structure, result.warnings = parsed.pages, source, notes
             result.nodes = sum(1 for _ in walk(root))
+            result.embedded = self._embed(result.id)
         except InputError as exc:
             result.error = exc.reason
         except PromptTooLong as exc:  # one text of this document does not fit the model
@@ -123,10 +120,15 @@ class Ingestor:
             result.seconds = round(time.perf_counter() - started, 3)
         return result
 
-    def _embed(self, root: Node) -> np.ndarray | None:
-        if self.embedder is None:
-            return None
-        return self.embedder.embed([embedding_text(leaf) for leaf in leaves(root)])
+    def _ready_embedder(self) -> None:
+        """Load the embedder before writing: a lazy one refuses a store built with another
+        embedder on load, and that refusal must come before the document is replaced."""
+        if self.embedder is not None:
+            self.embedder.name  # noqa: B018  (the access is what loads it)
+
+    def _embed(self, doc_id: int) -> int:
+        """The stored document's leaves that lack vectors, embedded now (see longqa/embedding.py)."""
+        return embed_pending(self.db, self.embedder, doc_id) if self.embedder is not None else 0
 
 
 def _unexpected(exc: BaseException) -> str:
@@ -134,11 +136,6 @@ def _unexpected(exc: BaseException) -> str:
         raise exc
     detail = " ".join(str(exc).split())[:200]
     return f"internal error while reading it ({type(exc).__name__}: {detail}; set LONGQA_DEBUG=1 for details)"
-
-
-def embedding_text(leaf: Node) -> str:
-    """What a leaf's vector represents: its section path, then its text."""
-    return f"{leaf.path}\n{leaf.text}" if leaf.path else leaf.text
 
 
 def file_digest(path: Path) -> tuple[str, int]:

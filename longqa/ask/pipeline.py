@@ -86,6 +86,7 @@ class Pipeline:
                           fused={c.node_id: c for c in first.candidates})
         if self.retriever.dense_note and self.retriever.mode != "bm25":
             refined.notes.append(f"dense retrieval off: {self.retriever.dense_note}")
+        refined.notes.extend(self.retriever.notes)
         if not found.found or not first.candidates:
             refined.timings = {**timings, "context": time.perf_counter() - started}
             return refined

@@ -54,12 +54,27 @@ def tensor_name_map(hf_names: list[str], n_layers: int) -> dict[str, str]:
 F32_TENSORS = ("token_types.weight", "position_embd.weight")
 
 
+WEIGHT_TYPES = ("f16", "q8_0", "bf16")
+
+
 def tensor_for_gguf(gguf_name: str, array: np.ndarray) -> np.ndarray:
     """2-D weight matrices as F16 (half the size, no measurable loss); vectors and the small
     position/type tables stay F32."""
     if array.ndim == 2 and gguf_name not in F32_TENSORS:
         return array.astype(np.float16)
     return array.astype(np.float32)
+
+
+def quantize_matrix(gguf_name: str, array: np.ndarray, weights: str):
+    """(data, raw dtype) for a Q8_0 or BF16 file: 2-D matrices in that type (Q8_0: 8 bits per
+    weight in blocks of 32, so rows must divide by 32: MiniLM's 384 and 1536 do), everything else
+    as tensor_for_gguf."""
+    from gguf import GGMLQuantizationType, quants
+
+    kind = {"q8_0": GGMLQuantizationType.Q8_0, "bf16": GGMLQuantizationType.BF16}[weights]
+    if array.ndim == 2 and gguf_name not in F32_TENSORS and array.shape[1] % 32 == 0:
+        return quants.quantize(array.astype(np.float32), kind), kind
+    return tensor_for_gguf(gguf_name, array), None
 
 
 def pooling_type(model_dir: Path) -> int:
@@ -73,8 +88,11 @@ def pooling_type(model_dir: Path) -> int:
     raise ModelError(f"{config_path}: unsupported pooling mode")
 
 
-def convert_bert(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2") -> str:
-    """Write `out_path` (via a temporary file, renamed when complete); return its sha256."""
+def convert_bert(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2", weights: str = "f16") -> str:
+    """Write `out_path` (via a temporary file, renamed when complete); return its sha256.
+    `weights`: "f16" or "q8_0" for the 2-D weight matrices (WEIGHT_TYPES)."""
+    if weights not in WEIGHT_TYPES:
+        raise ValueError(f"weights must be one of {WEIGHT_TYPES}")
     import gguf
     from safetensors import safe_open
 
@@ -102,7 +120,8 @@ def convert_bert(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2"
         writer.add_layer_norm_eps(float(cfg["layer_norm_eps"]))
         writer.add_causal_attention(False)
         writer.add_pooling_type(gguf.PoolingType(pooling_type(model_dir)))
-        writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
+        writer.add_file_type({"f16": gguf.LlamaFileType.MOSTLY_F16, "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0,
+                              "bf16": gguf.LlamaFileType.MOSTLY_BF16}[weights])
         writer.add_tokenizer_model("bert")
         writer.add_token_list(tokens)
         writer.add_token_types(types)
@@ -113,10 +132,15 @@ def convert_bert(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2"
         writer.add_sep_token_id(ids["[SEP]"])
         writer.add_pad_token_id(ids["[PAD]"])
         writer.add_mask_token_id(ids["[MASK]"])
-        with safe_open(str(model_dir / "model.safetensors"), "numpy") as weights:
-            names = tensor_name_map(sorted(weights.keys()), n_layers)
+        with safe_open(str(model_dir / "model.safetensors"), "numpy") as tensors:
+            names = tensor_name_map(sorted(tensors.keys()), n_layers)
             for hf_name, gguf_name in names.items():
-                writer.add_tensor(gguf_name, tensor_for_gguf(gguf_name, weights.get_tensor(hf_name)))
+                array = tensors.get_tensor(hf_name)
+                if weights != "f16":
+                    data, raw_dtype = quantize_matrix(gguf_name, array, weights)
+                    writer.add_tensor(gguf_name, data, raw_dtype=raw_dtype)
+                else:
+                    writer.add_tensor(gguf_name, tensor_for_gguf(gguf_name, array))
             writer.write_header_to_file()
             writer.write_kv_data_to_file()
             writer.write_tensors_to_file()

@@ -66,14 +66,24 @@ def describe_embedder(embed_model: str | None, llm_url: str | None, *, prepare: 
             return {"source": SOURCE_SERVER, "url": embedder.url, "name": embedder.name, "dim": embedder.dim,
                     "gpu_offload": None, **({"checked": _try_embedder(embedder)} if prepare else {})}
         path = defaults.default_embedder_path(verify=prepare)
-        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME, **_file_fields(path, generator=False)}
+        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME, **_default_embedder_fields(path)}
     else:
         path = config.models_dir() / defaults.EMBEDDER_FILE
         report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME}
-        report.update(_file_fields(path, generator=False) if defaults.is_verified(path) else _unprepared(path))
+        report.update(_default_embedder_fields(path) if defaults.is_verified(path) else _unprepared(path))
     if prepare:
         report["checked"] = _try_embedder(load_embedder(embed_model, llm_url))
     return report
+
+
+def _default_embedder_fields(vocabulary) -> dict:
+    """The int8 ONNX file that computes the vectors, and the converted GGUF its word pieces come from."""
+    from longqa.models.onnx_embed import package_model
+
+    model = package_model()
+    return {"path": str(model), "size": model.stat().st_size, "runtime": "onnxruntime (int8)",
+            "vocabulary": str(vocabulary), "max_tokens": defaults.EMBED_MAX_TOKENS, "dim": 384,
+            "gpu_offload": False}
 
 
 def _unprepared(path) -> dict:

@@ -1,8 +1,8 @@
 """llama.cpp backend (llama-cpp-python): a Generator and an Embedder over local GGUF files.
 
-All layers go to the GPU when this llama.cpp build can offload; otherwise the CPU uses every
-core. llama.cpp's own logging is captured (never printed) so a load failure can still name
-its reason in one line.
+All layers go to the GPU when this llama.cpp build can offload; otherwise the CPU uses the cores
+free when the model is opened (models/threads.py; $LONGQA_THREADS overrides). llama.cpp's own
+logging is captured (never printed) so a load failure can still name its reason in one line.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 from longqa.errors import ModelError
 from longqa.models.files import GgufInfo, read_gguf_info
 from longqa.models.grammar import compile_grammar
+from longqa.models.threads import cpu_threads
 from longqa.models.window import check_fits, l2_normalise, renormalise, unique_labels
 
 import llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
@@ -56,16 +57,64 @@ def gpu_offload() -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload())
 
 
-def cpu_threads() -> int:
-    """Every core (`os.cpu_count()`), unless $LONGQA_THREADS says otherwise. On a machine busy
-    with other work fewer threads can be much faster: llama.cpp's threads wait for each other
-    at every step (measured on a shared 2-core box: 1 thread embedded 3x faster than 2)."""
-    value = os.environ.get("LONGQA_THREADS", "").strip()
-    if value:
-        if not value.isdigit() or int(value) < 1:
-            raise ModelError(f"LONGQA_THREADS={value!r}: expected a positive whole number")
-        return int(value)
-    return os.cpu_count() or 1
+def extra_buffers() -> bool:
+    """Whether llama.cpp may put weights in its extra CPU buffer types (AMX tiles, repacked
+    quantised blocks). Off on CPUs that advertise AMX: there llama.cpp's AMX matmul segfaulted
+    at the first decode (seen on a virtual machine that lists amx_int8 but cannot run it), and a
+    crash is worse than slower prompts. $LONGQA_EXTRA_BUFFERS=1 (or 0) decides instead."""
+    value = os.environ.get("LONGQA_EXTRA_BUFFERS", "").strip()
+    if value in ("0", "1"):
+        return value == "1"
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
+            return not any(line.startswith("flags") and " amx_int8" in line for line in handle)
+    except OSError:
+        return True
+
+
+GENERATOR_SEQUENCES = 16  # parallel sequences in the generator's context (option scoring)
+
+
+@contextlib.contextmanager
+def _context_sequences(n_seq: int):
+    """llama-cpp-python gives a generator one sequence; option scoring wants several sharing one
+    KV cache (`kv_unified`, so each still sees the whole context window)."""
+    module = llama_cpp.llama.llama_cpp
+    original = module.llama_context_default_params
+
+    def with_sequences():
+        params = original()
+        params.n_seq_max = n_seq
+        params.kv_unified = True
+        return params
+
+    module.llama_context_default_params = with_sequences
+    try:
+        yield
+    finally:
+        module.llama_context_default_params = original
+
+
+@contextlib.contextmanager
+def _model_params(use_extra_buffers: bool):
+    """llama-cpp-python has no argument for `use_extra_bufts`: adjust the defaults it reads while
+    one model loads."""
+    if use_extra_buffers:
+        yield
+        return
+    module = llama_cpp.llama.llama_cpp  # the low-level module as llama.py sees it
+    original = module.llama_model_default_params
+
+    def without_extra_buffers():
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    module.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = original
 
 
 def extra_buffers() -> bool:
@@ -144,7 +193,7 @@ def _close_all() -> None:
 
 def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 512,
                flash_attn: bool = True) -> llama_cpp.Llama:
-    """Load a GGUF: every layer on the GPU when possible, else all CPU cores.
+    """Load a GGUF: every layer on the GPU when possible, else the free CPU cores.
 
     Flash attention is on: on CPU it measured 32% less time for a 1,100-token gemma prompt
     and 2.2x embedding throughput, with the same outputs."""
@@ -347,7 +396,8 @@ class LlamaEmbedder:
     """Sentence embeddings from a GGUF encoder with pooling (BERT-style). Texts longer than
     the encoder's trained context are cut to it (the encoder cannot see further)."""
 
-    def __init__(self, path: str | os.PathLike, *, name: str):
+    def __init__(self, path: str | os.PathLike, *, name: str, max_tokens: int | None = None,
+                 batch_tokens: int = EMBED_BATCH_TOKENS):
         self.info = read_gguf_info(path)
         if not self.info.is_encoder:
             raise ModelError(
@@ -355,10 +405,10 @@ class LlamaEmbedder:
                 "sentence-embedding model (use a BERT-style GGUF with pooling as --embed-model)"
             )
         self.name = name
-        self.max_tokens = min(self.info.context_length or 512, EMBED_BATCH_TOKENS)
+        self.batch_tokens = batch_tokens
+        self.max_tokens = min(self.info.context_length or 512, batch_tokens, max_tokens or batch_tokens)
         self.gpu_offload = gpu_offload()
-        self._llm = open_llama(self.info, n_ctx=EMBED_BATCH_TOKENS, embedding=True,
-                               n_batch=EMBED_BATCH_TOKENS)
+        self._llm = open_llama(self.info, n_ctx=batch_tokens, embedding=True, n_batch=batch_tokens)
         if self._llm.pooling_type() == llama_cpp.LLAMA_POOLING_TYPE_NONE:
             raise ModelError(f"{self.info.path}: model has no pooling; cannot make one vector per text")
         self.dim = int(self._llm.n_embd())
@@ -380,7 +430,7 @@ class LlamaEmbedder:
         used = 0
         for index, text in enumerate(texts):
             tokens = self._tokens(text)
-            if batch and (used + len(tokens) > EMBED_BATCH_TOKENS or len(batch) >= self._n_seq_max):
+            if batch and (used + len(tokens) > self.batch_tokens or len(batch) >= self._n_seq_max):
                 self._decode(batch, out)
                 batch, used = [], 0
             batch.append((index, tokens))

@@ -7,7 +7,7 @@ environment variables $LONGQA_MODEL, $LONGQA_EMBED_MODEL and $LONGQA_LLM_URL):
   id); else `model` → that GGUF file; else the embedded gemma-3-270m.
 - embedder: `embed_model` → that GGUF file (must be a sentence encoder with pooling); else
   `llm_url` → the server's /embeddings if it offers them, otherwise the embedded default;
-  else the embedded all-MiniLM-L6-v2.
+  else the embedded all-MiniLM-L6-v2 (int8 through onnxruntime, models/defaults.py).
 
 A generator GGUF is never used as embedder: decoder models pool poorly (recall@2 0.36 vs 0.61
 measured) and llama.cpp would silently give meaningless vectors, so it is refused.
@@ -19,9 +19,7 @@ from pathlib import Path
 
 from longqa.errors import ModelError
 from longqa.models.base import Embedder, Generator
-from longqa.models.defaults import (
-    EMBEDDER_NAME, GENERATOR_NAME, default_embedder_path, default_generator_path, same_as_default,
-)
+from longqa.models.defaults import GENERATOR_NAME, default_embedder, default_generator_path, same_as_default
 from longqa.models.files import cached_sha256
 from longqa.models.http import HttpStatusError, JsonClient
 
@@ -92,7 +90,7 @@ def _make_embedder(embed_model: str | None, llm_url: str | None):
         embedder = LlamaEmbedder(path, name=file_identity(path))
         embedder.source = SOURCE_FILE
     else:
-        embedder = LlamaEmbedder(default_embedder_path(), name=EMBEDDER_NAME)
+        embedder = default_embedder()
         embedder.source = SOURCE_DEFAULT
     return embedder
 

@@ -10,7 +10,7 @@ import numpy as np
 import sqlite_utils
 
 from longqa.retrieve.bm25 import Hit
-from longqa.store.vectors import load_vectors, stale_message
+from longqa.store.vectors import leaf_count, load_vectors, stale_message
 
 
 def search(
@@ -52,3 +52,17 @@ def unavailable_reason(db: sqlite_utils.Database, model: str) -> str | None:
     if not len(load_vectors(db, model)):
         return "the store has no vectors (documents were ingested without an embedder)"
     return None
+
+
+def missing_note(db: sqlite_utils.Database, model: str) -> str | None:
+    """A note when some leaves have no vector yet (embedding still running, or interrupted):
+    dense search cannot see them, so BM25 alone ranks them. None when every leaf has one."""
+    missing = leaf_count(db) - len(load_vectors(db, model))
+    if missing <= 0:
+        return None
+    docs = db.execute(
+        "SELECT count(DISTINCT n.doc_id) FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id "
+        "WHERE n.kind = 'paragraph' AND e.node_id IS NULL"
+    ).fetchone()[0]
+    return (f"{missing} leaves in {docs} document(s) have no vectors yet, so BM25 alone ranks them "
+            "(embedding unfinished: `longqa ingest` of the same files or `longqa reindex` completes it)")

@@ -55,11 +55,15 @@ class HybridRetriever:
         if self.mode not in MODES:
             raise ValueError(f"retrieval mode must be one of {', '.join(MODES)}")
         self.dense_note = None
+        self.notes: list[str] = []  # partial degradations, e.g. leaves not embedded yet
         if self.mode != "bm25":
             if self.embedder is None:
                 self.dense_note = "no embedder"
             else:
                 self.dense_note = dense.unavailable_reason(self.db, self.embedder.name)
+        if self.uses_dense:
+            missing = dense.missing_note(self.db, self.embedder.name)
+            self.notes = [missing] if missing else []
 
     @property
     def uses_dense(self) -> bool:

@@ -63,5 +63,28 @@ M001_INITIAL = """
         );
 """
 
+# The vector state: a random id for this store and a counter that every change to `embeddings`
+# bumps in the same transaction. A matrix file beside the store (store/vector_file.py) records
+# both, so it is used only while it still mirrors the store, whatever crashed in between.
+# The kind index makes "how many leaves are there" an index count rather than a table scan.
+M002_VECTOR_STATE = """
+        CREATE TABLE vector_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            store_uuid TEXT NOT NULL,
+            version INTEGER NOT NULL
+        );
+        INSERT INTO vector_state (id, store_uuid, version) VALUES (1, lower(hex(randomblob(16))), 0);
+        CREATE TRIGGER embeddings_version_ai AFTER INSERT ON embeddings BEGIN
+            UPDATE vector_state SET version = version + 1 WHERE id = 1;
+        END;
+        CREATE TRIGGER embeddings_version_ad AFTER DELETE ON embeddings BEGIN
+            UPDATE vector_state SET version = version + 1 WHERE id = 1;
+        END;
+        CREATE TRIGGER embeddings_version_au AFTER UPDATE ON embeddings BEGIN
+            UPDATE vector_state SET version = version + 1 WHERE id = 1;
+        END;
+        CREATE INDEX nodes_kind ON nodes(kind);
+"""
+
 # (name, SQL script). Each runs in one transaction together with its record in _migrations.
-MIGRATIONS = [("m001_initial", M001_INITIAL)]
+MIGRATIONS = [("m001_initial", M001_INITIAL), ("m002_vector_state", M002_VECTOR_STATE)]

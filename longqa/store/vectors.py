@@ -1,9 +1,11 @@
 """Dense retrieval over the leaf vectors in the store.
 
-All vectors of one embedder are read once per process into a contiguous float32 matrix (rows
-L2-normalised) plus a node-id array; a search is one matrix-vector product in numpy. Vectors of
-different embedders never mix: a matrix holds exactly one model's vectors, and a store embedded
-with another model is reported with a request to run `longqa reindex`.
+All vectors of one embedder form one float32 matrix (rows L2-normalised) plus node-id and
+document-id arrays, mapped from a file beside the store that a fresh process opens without
+copying (store/vector_file.py; rebuilt from SQLite whenever it no longer mirrors the store);
+a search is one matrix-vector product in numpy. Vectors of different embedders never mix: a
+matrix holds exactly one model's vectors, and a store embedded with another model is reported
+with a request to run `longqa reindex`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 import sqlite_utils
 
 from longqa.errors import LongqaError
+from longqa.store import vector_file
 
 
 @dataclass(frozen=True)
@@ -73,29 +76,58 @@ class VectorMatrix:
 _CACHE: dict[tuple, VectorMatrix] = {}
 
 
-def store_version(db: sqlite_utils.Database, model: str) -> tuple:
-    """Changes when this model's vectors are added or removed (documents re-ingested get new
-    node ids). `longqa reindex` in the same process calls forget_vectors()."""
-    row = db.execute(
-        "SELECT COUNT(*), MIN(node_id), MAX(node_id) FROM embeddings WHERE model = ?", [model]
-    ).fetchone()
-    return tuple(row)
+def vector_state(db: sqlite_utils.Database) -> tuple[str, int]:
+    """(store id, vector version): the version changes with every change to `embeddings`, in the
+    same transaction (migration m002), so it says exactly which vectors a copy mirrors."""
+    row = db.execute("SELECT store_uuid, version FROM vector_state WHERE id = 1").fetchone()
+    return (row[0], int(row[1])) if row else ("", -1)
 
 
-def _db_key(db: sqlite_utils.Database) -> str:
+def _store_file(db: sqlite_utils.Database) -> Path | None:
     row = db.execute("PRAGMA database_list").fetchone()
-    return str(Path(row[2]).resolve()) if row and row[2] else f"memory:{id(db)}"
+    return Path(row[2]).resolve() if row and row[2] else None
 
 
 def load_vectors(db: sqlite_utils.Database, model: str) -> VectorMatrix:
-    """Every vector of `model` in the store, read once per process and store version."""
-    key = (_db_key(db), model, store_version(db, model))
+    """Every vector of `model` in the store: from the process cache, else mapped from the matrix
+    file beside the store (store/vector_file.py) while it mirrors the store, else read from SQLite
+    (and the file rewritten for the next process)."""
+    store = _store_file(db)
+    state = vector_state(db)
+    key = (str(store) if store else f"memory:{id(db)}", model, state)
     cached = _CACHE.get(key)
-    if cached is None:
-        for old in [k for k in _CACHE if k[:2] == key[:2]]:
-            del _CACHE[old]
-        cached = _CACHE[key] = _read_vectors(db, model)
-    return cached
+    if cached is not None:
+        return cached
+    for old in [k for k in _CACHE if k[:2] == key[:2]]:
+        del _CACHE[old]
+    mapped = None
+    if store is not None:
+        mapped = vector_file.read(vector_file.file_for(store, model), store_uuid=state[0],
+                                  version=state[1], model=model)
+    if mapped is not None:
+        matrix = VectorMatrix(model, *mapped)
+    else:
+        state, matrix = _read_snapshot(db, model)
+        key = key[:2] + (state,)
+        if store is not None:
+            vector_file.write(vector_file.file_for(store, model), store_uuid=state[0], version=state[1],
+                              model=model, node_ids=matrix.node_ids, doc_ids=matrix.doc_ids,
+                              matrix=matrix.matrix)
+    _CACHE[key] = matrix
+    return matrix
+
+
+def _read_snapshot(db: sqlite_utils.Database, model: str) -> tuple[tuple[str, int], VectorMatrix]:
+    """The vectors and the version they belong to, read in one transaction (one snapshot)."""
+    conn = db.conn
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        return vector_state(db), _read_vectors(db, model)
+    finally:
+        if own:
+            conn.execute("COMMIT")
 
 
 def _read_vectors(db: sqlite_utils.Database, model: str) -> VectorMatrix:
@@ -131,6 +163,11 @@ def vector_models(db: sqlite_utils.Database) -> dict[str, int]:
     return {row[0]: row[1] for row in db.execute("SELECT model, COUNT(*) FROM embeddings GROUP BY model")}
 
 
+def leaf_count(db: sqlite_utils.Database) -> int:
+    """Leaves in the store (an index count: nodes_kind, migration m002)."""
+    return db.execute("SELECT count(*) FROM nodes WHERE kind = 'paragraph'").fetchone()[0]
+
+
 def leaves_without_vectors(db: sqlite_utils.Database, model: str) -> int:
     return db.execute(
         "SELECT COUNT(*) FROM nodes n WHERE n.kind = 'paragraph' AND NOT EXISTS "
@@ -138,8 +175,16 @@ def leaves_without_vectors(db: sqlite_utils.Database, model: str) -> int:
     ).fetchone()[0]
 
 
+def _other_model_present(db: sqlite_utils.Database, model: str) -> bool:
+    """Two index probes (embeddings_model) instead of counting every vector of a big store."""
+    return any(db.execute(f"SELECT 1 FROM embeddings WHERE model {op} ? LIMIT 1", [model]).fetchone()
+               for op in ("<", ">"))
+
+
 def stale_message(db: sqlite_utils.Database, model: str) -> str | None:
     """Why dense search would miss leaves with embedder `model`, or None when it would not."""
+    if not _other_model_present(db, model):
+        return None
     others = {m: n for m, n in vector_models(db).items() if m != model}
     if others:
         listed = ", ".join(f"{m or '(unnamed)'} ({n} vectors)" for m, n in sorted(others.items()))
