@@ -254,6 +254,10 @@ def test_misspelt_ablation_option_fails_before_the_run():
 
     with pytest.raises(LongqaError, match="unknown pipeline option.*use_tre"):
         LongqaSystem("longqa-flat", Resources(), 2000, 3, {"use_tre": False})
+    from longqa.eval.systems import LONGQA_VARIANTS
+
+    for name, options in LONGQA_VARIANTS.items():  # every published ablation names real options
+        LongqaSystem(name, Resources(), 2000, 3, options)
 
 
 def test_halves_split_the_questions_stably(questions_file):

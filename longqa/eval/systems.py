@@ -94,9 +94,12 @@ class LongqaSystem:
     needs = {"store"}
 
     def __init__(self, name: str, resources: Resources, budget: int, max_steps: int, options: dict):
-        from longqa.ask.pipeline import Pipeline
+        from dataclasses import fields
 
-        known = set(inspect.signature(Pipeline).parameters)
+        from longqa.ask.pipeline import Pipeline
+        from longqa.ask.settings import SearchSettings
+
+        known = set(inspect.signature(Pipeline).parameters) | {f.name for f in fields(SearchSettings)}
         unknown = sorted(set(options) - known)
         if unknown:  # fail before any work, not once per question inside the run
             raise LongqaError(f"system {name}: unknown pipeline option(s) {', '.join(unknown)}")
