@@ -32,9 +32,11 @@ CANDIDATE_SENTENCES = 10  # the best focused sentences that candidates are taken
 MAX_OPTION_TOKENS = 8  # a candidate is scored on at most its first tokens
 W_FIT, W_PROXIMITY, W_REPEAT, W_PHRASE = 0.8, 1.0, 1.2, 0.25
 STEM_CHARS = 6
+STEM_ONLY = 0.7  # a word that meets a question word only by its stem ("generator" for "generators")
 W_UNRELATED = 0.3  # a span whose sentence holds none of the question's words
 W_MODEL = 1.0  # weight of the generator's choice against the rule prior
 W_DRAFT = 1.0  # weight of agreeing with the model's own short draft answer
+W_DRAFT_TYPED = 0.3  # ... when the question wants a figure, date, duration or frequency
 DRAFT_TOKENS = 16
 MAX_DRAFT_WORDS = 12  # a longer draft is not a span to copy
 ANSWER_LINE = "root ::= [^\\n]+\n"
@@ -147,9 +149,13 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         if copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question):
             text, sentence = copied
             offer(text, "draft", sentence, sentence.score / best_score + W_DRAFT)
-        for candidate in pool.values():  # the draft votes for the spans it agrees with
+        # The draft votes for the spans it agrees with. Where the question wants a figure, a
+        # date or a duration the rules are strong and the small model's reading of numbers is
+        # not (it took "31 hours" from the wrong sentence), so its vote counts less there.
+        vote = W_DRAFT if want in ("any", "name", "option") else W_DRAFT_TYPED
+        for candidate in pool.values():
             if candidate.kind != "draft":
-                candidate.prior += W_DRAFT * _agreement(candidate.text, draft)
+                candidate.prior += vote * _agreement(candidate.text, draft)
     shortlist = sorted(pool.values(), key=lambda c: -c.prior)[:MAX_CANDIDATES]
     shortlist.append(_Candidate(NO_ANSWER, "none", None,
                                 NO_ANSWER_PRIOR + (W_DRAFT if "not say" in draft.lower() else 0.0)))
@@ -190,6 +196,9 @@ def _verbatim(draft: str, sentences: list[focus.Sentence]) -> tuple[str, focus.S
 def _agreement(candidate: str, draft: str) -> float:
     """Token F1 between a candidate and the draft (0 when the draft is empty)."""
     a, b = words(candidate), words(draft)
+    figures = [w for w in a if any(ch.isdigit() for ch in w)]
+    if figures and not any(w in b for w in figures):
+        return 0.0  # "about 4 days" does not agree with "10 days": the figure is what counts
     common = sum(min(a.count(w), b.count(w)) for w in set(a))
     if not a or not b or not common:
         return 0.0
@@ -242,17 +251,20 @@ def _stem(word: str) -> str:
 def _proximity(question: str, sentence: str, start: int, end: int) -> float:
     """How close the question's words stand to a span: each distinct question stem found in the
     sentence counts 1 - distance / PROXIMITY_CHARS (0 beyond), summed, over the question's stems."""
-    stems = {_stem(t) for t in content_terms(question)}
+    terms = content_terms(question)
+    stems = {_stem(t) for t in terms}
     if not stems:
         return 0.0
+    exact = set(terms)
     middle = (start + end) / 2
-    nearest: dict[str, float] = {}
+    nearest: dict[str, float] = {}  # stem -> best closeness (an exact word counts fully)
     for m in re.finditer(r"[^\W_]+", sentence):
         stem = _stem(m.group())
         if stem in stems and not (start <= m.start() < end):
-            distance = abs(m.start() - middle)
-            nearest[stem] = min(distance, nearest.get(stem, distance))
-    return sum(max(0.0, 1 - d / PROXIMITY_CHARS) for d in nearest.values()) / len(stems)
+            closeness = max(0.0, 1 - abs(m.start() - middle) / PROXIMITY_CHARS)
+            closeness *= 1.0 if m.group().lower() in exact else STEM_ONLY
+            nearest[stem] = max(closeness, nearest.get(stem, 0.0))
+    return sum(nearest.values()) / len(stems)
 
 
 def _best_support(text: str, sentences: list[focus.Sentence]) -> focus.Sentence | None:
