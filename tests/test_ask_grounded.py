@@ -51,6 +51,8 @@ def test_candidates_keep_units_qualifiers_and_names():
     ("Is the plant still running?", "yesno"),
     ("Which magazine came first, Arthur's Magazine or First for Women?", "option"),
     ("What colour is the roof?", "any"),
+    ('Highlight the parts (if any) of this contract related to "Expiration Date". Details: When does it end?',
+     "sentence"),
 ])
 def test_wanted_answer_kind(question, kind):
     assert spans.wanted(question) == kind
@@ -175,3 +177,11 @@ def test_table_rules_step_aside_when_unsure(fees_db):
     assert tables.operation("Who audits the company?") is None
     result = make_pipeline(fees_db, FakeGenerator()).answer("What is the change in legal fees between 2018 and 2019?")
     assert result.grounding.mode != "computed"  # no row is labelled "legal fees"
+
+
+def test_highlight_questions_quote_the_best_sentence(power_db):
+    result = make_pipeline(power_db, FakeGenerator()).answer(
+        "Highlight the parts (if any) of this manual related to the diesel generators and the fuel store.")
+    assert result.grounding.mode == "sentence"
+    quote = result.quotes[0]
+    assert result.answer.startswith(" ".join(quote.text.split())) and "diesel" in quote.text

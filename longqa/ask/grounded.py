@@ -77,7 +77,7 @@ class Quote:
 class Grounding:
     """What the answer stage decided, beside the answer text itself."""
 
-    mode: str  # span | yesno | letter | computed | free | none
+    mode: str  # span | yesno | letter | computed | sentence | free | none
     quotes: list[Quote] = field(default_factory=list)
     candidates: list[dict] = field(default_factory=list)  # the scored candidates, best first
     focused: list[focus.Sentence] = field(default_factory=list)
@@ -116,6 +116,12 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                                            "model": 0.0, "score": 1.0, "cells": shown}], focused=focused)
         return f"{computed.text} [{computed.row.passage.n}]", grounding
     want = spans.wanted(question)
+    if want == "sentence" and focused:  # "Highlight the parts of this contract ...": quote, don't pick a span
+        best = max(focused, key=lambda s: s.score)
+        grounding = Grounding(mode="sentence", quotes=[quote_of(best)], focused=focused,
+                              candidates=[{"text": best.text, "kind": "sentence", "prior": round(best.score, 4),
+                                           "model": 0.0, "score": round(best.score, 4)}])
+        return f"{' '.join(best.text.split())} [{best.passage.n}]", grounding
     ranked = sorted(focused, key=lambda s: -s.score)[:CANDIDATE_SENTENCES]
     best_score = max((s.score for s in ranked), default=0.0) or 1.0
     draft = _draft(generator, prompt)  # what the model would write: a vote, never the answer itself

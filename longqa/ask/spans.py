@@ -51,6 +51,8 @@ MAX_PHRASE_WORDS = 5
 
 # What a question asks for, from its wording.
 _WANTS = [
+    ("sentence", re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract)\b[^?]*\b(?:parts?|clauses?|sentences?|"
+                            r"passages?|provisions?|language|text)\b", re.I)),
     ("yesno", re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
                           r"shall|may|might|must)\b", re.I)),
     ("frequency", re.compile(r"\bhow often\b|\bhow frequently\b|\bat what interval", re.I)),
@@ -109,8 +111,8 @@ class Span:
 
 
 def wanted(question: str) -> str:
-    """The answer kind a question asks for: option, yesno, frequency, duration, date, quantity,
-    name, or any."""
+    """The answer kind a question asks for: sentence (a passage to quote), option, yesno,
+    frequency, duration, date, quantity, name, or any."""
     if _ALTERNATIVES.search(question):
         return "option"
     for kind, pattern in _WANTS:
