@@ -113,6 +113,8 @@ class Span:
 def wanted(question: str) -> str:
     """The answer kind a question asks for: sentence (a passage to quote), option, yesno,
     frequency, duration, date, quantity, name, or any."""
+    if _WANTS[0][1].search(question):  # a passage to quote, whatever else the question asks
+        return _WANTS[0][0]
     if _ALTERNATIVES.search(question):
         return "option"
     for kind, pattern in _WANTS:
