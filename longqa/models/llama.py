@@ -76,105 +76,23 @@ GENERATOR_SEQUENCES = 16  # parallel sequences in the generator's context (optio
 
 
 @contextlib.contextmanager
-def _context_sequences(n_seq: int):
-    """llama-cpp-python gives a generator one sequence; option scoring wants several sharing one
-    KV cache (`kv_unified`, so each still sees the whole context window)."""
-    module = llama_cpp.llama.llama_cpp
-    original = module.llama_context_default_params
-
-    def with_sequences():
-        params = original()
-        params.n_seq_max = n_seq
-        params.kv_unified = True
-        return params
-
-    module.llama_context_default_params = with_sequences
-    try:
-        yield
-    finally:
-        module.llama_context_default_params = original
-
-
-@contextlib.contextmanager
-def _model_params(use_extra_buffers: bool):
-    """llama-cpp-python has no argument for `use_extra_bufts`: adjust the defaults it reads while
-    one model loads."""
-    if use_extra_buffers:
-        yield
-        return
+def _defaults(function: str, **fields):
+    """llama-cpp-python has no arguments for some llama.cpp parameters (`use_extra_bufts`,
+    `n_seq_max`, `kv_unified`): set them in the defaults it reads while one model loads."""
     module = llama_cpp.llama.llama_cpp  # the low-level module as llama.py sees it
-    original = module.llama_model_default_params
+    original = getattr(module, function)
 
-    def without_extra_buffers():
+    def adjusted():
         params = original()
-        params.use_extra_bufts = False
+        for name, value in fields.items():
+            setattr(params, name, value)
         return params
 
-    module.llama_model_default_params = without_extra_buffers
+    setattr(module, function, adjusted)
     try:
         yield
     finally:
-        module.llama_model_default_params = original
-
-
-def extra_buffers() -> bool:
-    """Whether llama.cpp may put weights in its extra CPU buffer types (AMX tiles, repacked
-    quantised blocks). Off on CPUs that advertise AMX: there llama.cpp's AMX matmul segfaulted
-    at the first decode (seen on a virtual machine that lists amx_int8 but cannot run it), and a
-    crash is worse than slower prompts. $LONGQA_EXTRA_BUFFERS=1 (or 0) decides instead."""
-    value = os.environ.get("LONGQA_EXTRA_BUFFERS", "").strip()
-    if value in ("0", "1"):
-        return value == "1"
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
-            return not any(line.startswith("flags") and " amx_int8" in line for line in handle)
-    except OSError:
-        return True
-
-
-GENERATOR_SEQUENCES = 16  # parallel sequences in the generator's context (option scoring)
-
-
-@contextlib.contextmanager
-def _context_sequences(n_seq: int):
-    """llama-cpp-python gives a generator one sequence; option scoring wants several sharing one
-    KV cache (`kv_unified`, so each still sees the whole context window)."""
-    module = llama_cpp.llama.llama_cpp
-    original = module.llama_context_default_params
-
-    def with_sequences():
-        params = original()
-        params.n_seq_max = n_seq
-        params.kv_unified = True
-        return params
-
-    module.llama_context_default_params = with_sequences
-    try:
-        yield
-    finally:
-        module.llama_context_default_params = original
-
-
-@contextlib.contextmanager
-def _model_params(use_extra_buffers: bool):
-    """llama-cpp-python has no argument for `use_extra_bufts`: adjust the defaults it reads while
-    one model loads."""
-    if use_extra_buffers:
-        yield
-        return
-    module = llama_cpp.llama.llama_cpp  # the low-level module as llama.py sees it
-    original = module.llama_model_default_params
-
-    def without_extra_buffers():
-        params = original()
-        params.use_extra_bufts = False
-        return params
-
-    module.llama_model_default_params = without_extra_buffers
-    try:
-        yield
-    finally:
-        module.llama_model_default_params = original
+        setattr(module, function, original)
 
 
 _OPEN: "weakref.WeakSet[llama_cpp.Llama]" = weakref.WeakSet()
@@ -200,7 +118,11 @@ def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 51
     threads = cpu_threads()
     _LOG_TAIL.clear()
     try:
-        with _model_params(extra_buffers()), _context_sequences(1 if embedding else GENERATOR_SEQUENCES):
+        # Option scoring wants several sequences sharing one KV cache (`kv_unified`, so each
+        # still sees the whole window); llama-cpp-python gives a generator one.
+        sequences = {} if embedding else {"n_seq_max": GENERATOR_SEQUENCES, "kv_unified": True}
+        model = {} if extra_buffers() else {"use_extra_bufts": False}
+        with _defaults("llama_model_default_params", **model), _defaults("llama_context_default_params", **sequences):
             llm = llama_cpp.Llama(
                 model_path=str(info.path),
                 n_gpu_layers=-1 if gpu_offload() else 0,
