@@ -48,3 +48,16 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("LONGQA_MODELS_DIR", str(MODELS_DIR))
     monkeypatch.delenv("LONGQA_MODEL", raising=False)
     monkeypatch.delenv("LONGQA_EMBED_MODEL", raising=False)
+
+
+@pytest.fixture
+def store(tmp_path, db_path, monkeypatch):
+    """A real store of the generated reactor handbook, with the CLI's model loaders answering with
+    the shared fakes (tests/ask_support.py): for tests of the `ask` command's control flow."""
+    from longqa.models import resolve
+    from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, reactor_handbook
+
+    build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
+    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())
+    monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
+    return db_path

@@ -9,17 +9,9 @@ import pytest
 
 import longqa.models.resolve as resolve
 from longqa.cli import main
-from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, reactor_handbook
+from tests.ask_support import FakeGenerator
 
 QUESTION = "How fast do the emergency diesel generators start after a grid loss?"
-
-
-@pytest.fixture
-def store(tmp_path, db_path, monkeypatch):
-    build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
-    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())
-    monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
-    return db_path
 
 
 def longqa(monkeypatch, capsys, *args, stdin: str | None = None):

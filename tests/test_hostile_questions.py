@@ -9,23 +9,14 @@ import sys
 
 import pytest
 
-import longqa.models.resolve as resolve
 from longqa.cli import main
 from longqa.config import QUESTION_MAX_TOKENS
 from longqa import tokens
-from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, reactor_handbook
+from tests.ask_support import reactor_handbook
 
 QUESTION = "How fast do the emergency diesel generators start after a grid loss?"
 NOT_UTF8 = b"emergency diesel \xff\xfe\xc3( generators \xed\xa0\x80 start?"  # bad lead byte, cut sequence, a surrogate
 EMOJI = "\U0001f600" * 10_000
-
-
-@pytest.fixture
-def store(tmp_path, db_path, monkeypatch):
-    build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
-    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())
-    monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
-    return db_path
 
 
 def longqa(monkeypatch, capsysbinary, *args, stdin: bytes | None = None):
