@@ -27,7 +27,7 @@ from longqa.ask.context import Passage
 from longqa.retrieve.terms import content_terms, words
 from longqa.structure.tree import Node, walk
 
-FOCUS_TOKENS = 320  # extractive / arithmetic / bridge questions
+FOCUS_TOKENS = 260  # extractive / arithmetic / bridge questions (the prompt's reading time scales with it)
 SPREAD_TOKENS = 700  # abstractive or global questions
 W_TERMS, W_DENSE, W_PASSAGE = 0.5, 0.35, 0.15
 NEIGHBOUR_SHARE = 0.3

@@ -38,6 +38,7 @@ W_MODEL = 1.0  # weight of the generator's choice against the rule prior
 W_DRAFT = 1.0  # weight of agreeing with the model's own short draft answer
 W_DRAFT_TYPED = 0.3  # ... when the question wants a figure, date, duration or frequency
 DRAFT_TOKENS = 16
+DRAFT_TOKENS_TYPED = 6  # enough for "about 52 hours"; each token is a decode step before the answer
 MAX_DRAFT_WORDS = 12  # a longer draft is not a span to copy
 ANSWER_LINE = "root ::= [^\\n]+\n"
 NO_ANSWER_PRIOR = 0.45  # "The documents do not say." competes with this prior
@@ -124,7 +125,12 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         return f"{' '.join(best.text.split())} [{best.passage.n}]", grounding
     ranked = sorted(focused, key=lambda s: -s.score)[:CANDIDATE_SENTENCES]
     best_score = max((s.score for s in ranked), default=0.0) or 1.0
-    draft = _draft(generator, prompt)  # what the model would write: a vote, never the answer itself
+    # What the model would write: a vote, never the answer itself. Where the question wants a
+    # figure, a date or a duration the rules are strong and the small model's reading of numbers
+    # is not (it took "31 hours" from the wrong sentence), so its vote counts less there; it is
+    # not asked at all for a yes/no question, whose two options are scored directly.
+    typed = want not in ("any", "name", "option")
+    draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
     pool: dict[str, _Candidate] = {}
 
     def offer(text: str, kind: str, sentence, prior: float) -> None:
@@ -155,10 +161,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         if copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question):
             text, sentence = copied
             offer(text, "draft", sentence, sentence.score / best_score + W_DRAFT)
-        # The draft votes for the spans it agrees with. Where the question wants a figure, a
-        # date or a duration the rules are strong and the small model's reading of numbers is
-        # not (it took "31 hours" from the wrong sentence), so its vote counts less there.
-        vote = W_DRAFT if want in ("any", "name", "option") else W_DRAFT_TYPED
+        vote = W_DRAFT_TYPED if typed else W_DRAFT  # the draft votes for the spans it agrees with
         for candidate in pool.values():
             if candidate.kind != "draft":
                 candidate.prior += vote * _agreement(candidate.text, draft)
@@ -179,11 +182,11 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
 
 
-def _draft(generator, prompt: str) -> str:
+def _draft(generator, prompt: str, max_tokens: int) -> str:
     """A short greedy completion of the focused prompt, citation marks and end punctuation cut."""
     if generator is None:
         return ""
-    text = generator.complete(prompt, max_tokens=DRAFT_TOKENS, stop=["\n"], grammar=ANSWER_LINE, temperature=0.0)
+    text = generator.complete(prompt, max_tokens=max_tokens, stop=["\n"], grammar=ANSWER_LINE, temperature=0.0)
     text = re.sub(r"\s*\[\d+(?:[,\s–-]+\d+)*\]", "", text).strip()
     return text.rstrip(".;,: ").strip("\"'“”")
 
