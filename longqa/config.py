@@ -63,9 +63,11 @@ class Limits:
 
     max_mb: float = 100  # file size in MB: the whole file is read or mapped at once
     max_pages: int = 5_000  # PDF pages: parsing costs about 5 ms of CPU per page
-    # Characters in one line of a text or markdown file: running text wraps far sooner, and a
-    # longer line is machine data (minified, base64, logs) that would cost minutes to embed.
-    max_line_chars: int = 100_000
+    # Characters in one line of a text or markdown file: a longer line is machine data (minified,
+    # base64, logs) that would cost minutes to embed. Real text exports can run a whole chapter
+    # into one line (L-Eval's documents hold lines of 140,000 characters), so the limit sits well
+    # above that.
+    max_line_chars: int = 1_000_000
     max_headings: int = 10_000  # headings found in one document: one section and leaf each
     # A document without headings of its own longer than this (cl100k tokens) is stored without
     # sections instead of being divided by the local model, which costs about 8 s per 1,000

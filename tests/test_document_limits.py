@@ -48,15 +48,15 @@ def test_thousands_of_headings_build_every_section(tmp_path):
 
 def test_line_limit_and_its_flag(tmp_path, db_path):
     path = tmp_path / "oneline.md"
-    line = " ".join(f"word{i % 97}" for i in range(40_000))  # no newline at all
+    line = " ".join(f"word{i % 97}" for i in range(160_000))  # no newline at all: ~1.1 million characters
     path.write_text(line)
     refused = run("ingest", path, "--structure", "layout", db=db_path)
     assert refused.returncode == 1
-    assert f"a line of {len(line):,} characters," in refused.stderr and "over the 100,000 limit: not running text? (--max-line-chars lifts it)" in refused.stderr
-    lifted = run("ingest", path, "--max-line-chars", "300000", "--max-mb", "0.1", db=db_path)
+    assert f"a line of {len(line):,} characters," in refused.stderr and "over the 1,000,000 limit: not running text? (--max-line-chars lifts it)" in refused.stderr
+    lifted = run("ingest", path, "--max-line-chars", "2000000", "--max-mb", "0.1", db=db_path)
     assert "--max-line-chars" not in lifted.stderr and "over the 0.1 MB limit" in lifted.stderr  # past the line check
     root, source = structure_document(parse_file(path, Limits(max_line_chars=0)), "layout")
-    assert source == "flat" and len(root.children) > 150  # split into leaves of at most 300 tokens
+    assert source == "flat" and len(root.children) > 600  # split into leaves of at most 300 tokens
     assert max(leaf.tokens for leaf in root.children) <= 300
     assert "".join(leaf.text for leaf in root.children) == line
 
