@@ -53,6 +53,8 @@ def test_candidates_keep_units_qualifiers_and_names():
     ("What colour is the roof?", "any"),
     ('Highlight the parts (if any) of this contract related to "Expiration Date". Details: When does it end?',
      "sentence"),
+    ("OK good. What do I do if I want to apply for a repayment plan?", "sentence"),
+    ("Could you please explain how the plan works?", "sentence"),
 ])
 def test_wanted_answer_kind(question, kind):
     assert spans.wanted(question) == kind

@@ -51,8 +51,14 @@ MAX_PHRASE_WORDS = 5
 
 # What a question asks for, from its wording.
 _WANTS = [
+    # A passage to quote: "Highlight the parts of this contract ...", and requests for a procedure
+    # or an explanation ("What do I do if ...", "Could you explain ..."), whose answer is a
+    # sentence of the documents, not a span of one.
     ("sentence", re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract)\b[^?]*\b(?:parts?|clauses?|sentences?|"
-                            r"passages?|provisions?|language|text)\b", re.I)),
+                            r"passages?|provisions?|language|text)\b|"
+                            r"\b(?:what (?:do|should|can|must) (?:i|we)|how (?:do|can|should|would) (?:i|we)|"
+                            r"(?:could|can|would) you (?:please )?(?:explain|tell me|describe)|"
+                            r"what (?:is|are) the (?:steps|requirements|process|procedure))\b", re.I)),
     ("yesno", re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
                           r"shall|may|might|must)\b", re.I)),
     ("frequency", re.compile(r"\bhow often\b|\bhow frequently\b|\bat what interval", re.I)),
