@@ -43,19 +43,25 @@ class AnswerPlan:
     sentences: list[focus.Sentence] = field(default_factory=list)  # every context sentence, in order
 
 
-def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float, embedder=None) -> AnswerPlan:
+def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float, embedder=None,
+                query_vector=None) -> AnswerPlan:
+    """What the answer stage will do; `query_vector` is the question's vector when the caller has
+    it already (retrieval embedded the question)."""
     long_form, max_tokens = answer_settings(qtype, scope)
     letters = spans.lettered_options(question)
     if letters:
         long_form = False
     found = focus.context_sentences(passages)
-    focus.score(spans.question_stem(question) if letters else question, found, embedder)
+    if letters:  # the sentences are matched to the question without its options
+        focus.score(spans.question_stem(question), found, embedder)
+    else:
+        focus.score(question, found, embedder, query_vector)
     chosen = focus.select(found, focus.SPREAD_TOKENS if long_form else focus.FOCUS_TOKENS, spread=long_form)
     text = focus.render(chosen)
     if letters:
         prompt = prompts.choice_prompt(spans.question_stem(question), letters, text)
     elif long_form:
-        prompt = prompts.free_answer_prompt(question, text, long_form=True)
+        prompt = prompts.answer_prompt(question, text, long_form=True)
     else:
         prompt = prompts.short_answer_prompt(question, text)
     return AnswerPlan("free" if long_form else "short", prompt, chosen, long_form, max_tokens, found)

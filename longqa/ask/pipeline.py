@@ -112,8 +112,10 @@ class Pipeline:
         if not refined.found or self.generator is None:
             return AnswerStream(refined, iter(()), lambda text: self._finish(refined, None, started, None, []))
         tick = time.perf_counter()
-        embedder = self.retriever.embedder if self.retriever.uses_dense else None
-        plan = plan_answer(refined.question, refined.passages, refined.analysis.type, refined.analysis.scope, embedder)
+        dense = self.retriever.uses_dense
+        plan = plan_answer(refined.question, refined.passages, refined.analysis.type, refined.analysis.scope,
+                           self.retriever.embedder if dense else None,
+                           self.retriever.embed(refined.question) if dense else None)
         refined.timings["focus"] = time.perf_counter() - tick
         first_token: list[float] = []
         grounding: list = []

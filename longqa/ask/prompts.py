@@ -166,15 +166,11 @@ def short_answer_prompt(question: str, focused: str) -> str:
 
 
 def choice_prompt(question: str, options: dict[str, str], focused: str) -> str:
-    """Lettered options: the letter is read after "Answer: (" ... scored as "(B)" after "Answer:"."""
+    """Lettered options listed under the question; each "(B)" is scored as the continuation of
+    "Answer:"."""
     listed = "\n".join(f"({letter}) {one_line(text)}" for letter, text in options.items())
     return (f"Read the sentences, then pick the option that answers the question.\n\n"
             f"Sentences:\n{focused}\nQuestion: {one_line(question)}\n{listed}\nAnswer:")
-
-
-def free_answer_prompt(question: str, focused: str, long_form: bool) -> str:
-    """Abstractive questions: a written answer from the focused sentences, citing them like [2]."""
-    return answer_prompt(question, focused, long_form)
 
 
 def one_line(text: str) -> str:

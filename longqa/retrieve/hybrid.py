@@ -24,6 +24,7 @@ from longqa.retrieve.fusion import RELATIVE_CUTOFF, Fused, fuse
 MODES = ("hybrid", "bm25", "dense")
 NAMED_DOC_MIN = 0.75  # a document is "named" when its name-match is at least this x the best
 NAME_BOOST = 3.0
+QUERY_CACHE = 16  # query vectors kept (a question, its sub-questions and bridge queries)
 
 
 @dataclass
@@ -56,6 +57,7 @@ class HybridRetriever:
             raise ValueError(f"retrieval mode must be one of {', '.join(MODES)}")
         self.dense_note = None
         self.notes: list[str] = []  # partial degradations, e.g. leaves not embedded yet
+        self._embedded: dict[str, np.ndarray] = {}  # recent query vectors, by text
         if self.mode != "bm25":
             if self.embedder is None:
                 self.dense_note = "no embedder"
@@ -70,7 +72,13 @@ class HybridRetriever:
         return self.mode != "bm25" and self.dense_note is None
 
     def embed(self, text: str) -> np.ndarray:
-        return self.embedder.embed([text])[0]
+        """The query's vector. One question is embedded once: retrieval, whole-document scoring
+        and the answer's sentence focus all ask for it."""
+        if text not in self._embedded:
+            if len(self._embedded) >= QUERY_CACHE:
+                self._embedded.pop(next(iter(self._embedded)))
+            self._embedded[text] = self.embedder.embed([text])[0]
+        return self._embedded[text]
 
     def retrieve(
         self, query: str, pattern: str = "both", doc_ids: list[int] | None = None,
