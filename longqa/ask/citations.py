@@ -9,6 +9,11 @@ from longqa.ask.context import Passage
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*)\]")
 
 
+def strip_markers(text: str) -> str:
+    """`text` without its citation markers ("about 52 hours [1]" -> "about 52 hours")."""
+    return re.sub(r"\s*" + _MARKER.pattern, "", text).strip()
+
+
 def cited_numbers(answer: str, count: int) -> list[int]:
     """Passage numbers cited in `answer` ([2], [1, 3], [2-4]) that exist, in first-cited order."""
     found: dict[int, None] = {}

@@ -34,7 +34,7 @@ class Passage:
 
     @property
     def pages(self) -> str:
-        return f"p. {self.page_start}" if self.page_start == self.page_end else f"pp. {self.page_start}-{self.page_end}"
+        return page_span(self.page_start, self.page_end)
 
     def header(self) -> str:
         where = f"{self.doc}{PATH_SEPARATOR}{self.section}" if self.section else self.doc
@@ -48,6 +48,11 @@ class Passage:
         return {"node_id": self.node_id, "doc": self.doc, "section": self.section,
                 "page_start": self.page_start, "page_end": self.page_end,
                 "score": round(self.score, 4), "text": self.text}
+
+
+def page_span(start: int, end: int) -> str:
+    """"p. 5" or "pp. 5-7", as every citation prints its pages."""
+    return f"p. {start}" if start == end else f"pp. {start}-{end}"
 
 
 def section_of(node: Node, doc_title: str) -> str:

@@ -22,7 +22,9 @@ import math
 import re
 from dataclasses import dataclass, field
 from longqa.ask import focus, spans, tables
-from longqa.ask.context import Passage, section_of
+from longqa.ask.citations import strip_markers
+from longqa.ask.context import Passage, page_span, section_of
+from longqa.ask.prompts import ANSWER_GRAMMAR
 from longqa.retrieve.terms import STOPWORDS, content_terms, words
 from longqa.structure.tree import Node
 
@@ -40,7 +42,6 @@ W_DRAFT_TYPED = 0.3  # ... when the question wants a figure, date, duration or f
 DRAFT_TOKENS = 16
 DRAFT_TOKENS_TYPED = 6  # enough for "about 52 hours"; each token is a decode step before the answer
 MAX_DRAFT_WORDS = 12  # a longer draft is not a span to copy
-ANSWER_LINE = "root ::= [^\\n]+\n"
 NO_ANSWER_PRIOR = 0.45  # "The documents do not say." competes with this prior
 PROXIMITY_CHARS = 150
 MIN_TRACE_OVERLAP = 0.2  # an answer sentence is traced to a source sharing this much of its words
@@ -71,7 +72,7 @@ class Quote:
 
     @property
     def pages(self) -> str:
-        return f"p. {self.page_start}" if self.page_start == self.page_end else f"pp. {self.page_start}-{self.page_end}"
+        return page_span(self.page_start, self.page_end)
 
 
 @dataclass
@@ -130,6 +131,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     # is not (it took "31 hours" from the wrong sentence), so its vote counts less there; it is
     # not asked at all for a yes/no question, whose two options are scored directly.
     typed = want not in ("any", "name", "option")
+    stems = _question_stems(question)
     draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
     pool: dict[str, _Candidate] = {}
 
@@ -148,13 +150,14 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 support = _best_support(text, ranked)
                 offer(text, "option", support, 1.0 + (0.3 if support else 0.0))
         for sentence in ranked:
+            near_words = _question_words(stems, sentence.text)
             for span in spans.candidates(sentence.text):
                 prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
                 if spans.repeats_question(span, question):
                     prior -= W_REPEAT
                 if span.kind == "phrase":
                     prior -= W_PHRASE
-                near = _proximity(question, sentence.text, span.start, span.end)
+                near = _proximity(stems, near_words, span.start, span.end)
                 prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
                 offer(span.text, span.kind, sentence, prior)
         copied = _verbatim(draft, ranked)
@@ -186,9 +189,8 @@ def _draft(generator, prompt: str, max_tokens: int) -> str:
     """A short greedy completion of the focused prompt, citation marks and end punctuation cut."""
     if generator is None:
         return ""
-    text = generator.complete(prompt, max_tokens=max_tokens, stop=["\n"], grammar=ANSWER_LINE, temperature=0.0)
-    text = re.sub(r"\s*\[\d+(?:[,\s–-]+\d+)*\]", "", text).strip()
-    return text.rstrip(".;,: ").strip("\"'“”")
+    text = generator.complete(prompt, max_tokens=max_tokens, stop=["\n"], grammar=ANSWER_GRAMMAR, temperature=0.0)
+    return strip_markers(text).rstrip(".;,: ").strip("\"'“”")
 
 
 def _verbatim(draft: str, sentences: list[focus.Sentence]) -> tuple[str, focus.Sentence] | None:
@@ -257,21 +259,35 @@ def _stem(word: str) -> str:
     return word[:STEM_CHARS] if len(word) > STEM_CHARS else word.rstrip("s") or word
 
 
-def _proximity(question: str, sentence: str, start: int, end: int) -> float:
-    """How close the question's words stand to a span: each distinct question stem found in the
-    sentence counts 1 - distance / PROXIMITY_CHARS (0 beyond), summed, over the question's stems."""
-    terms = content_terms(question)
-    stems = {_stem(t) for t in terms}
-    if not stems:
-        return 0.0
-    exact = set(terms)
-    middle = (start + end) / 2
-    nearest: dict[str, float] = {}  # stem -> best closeness (an exact word counts fully)
+def _question_stems(question: str) -> dict[str, set[str]]:
+    """The question's content words by stem."""
+    stems: dict[str, set[str]] = {}
+    for term in content_terms(question):
+        stems.setdefault(_stem(term), set()).add(term)
+    return stems
+
+
+def _question_words(stems: dict[str, set[str]], sentence: str) -> list[tuple[int, str, float]]:
+    """(position, stem, weight) of each word of `sentence` that meets a question word: weight 1
+    for the word itself, STEM_ONLY for a match by stem alone."""
+    found = []
     for m in re.finditer(r"[^\W_]+", sentence):
         stem = _stem(m.group())
-        if stem in stems and not (start <= m.start() < end):
-            closeness = max(0.0, 1 - abs(m.start() - middle) / PROXIMITY_CHARS)
-            closeness *= 1.0 if m.group().lower() in exact else STEM_ONLY
+        if stem in stems:
+            found.append((m.start(), stem, 1.0 if m.group().lower() in stems[stem] else STEM_ONLY))
+    return found
+
+
+def _proximity(stems: dict[str, set[str]], near_words: list[tuple[int, str, float]], start: int, end: int) -> float:
+    """How close the question's words stand to a span: each distinct question stem found in the
+    sentence counts 1 - distance / PROXIMITY_CHARS (0 beyond), summed, over the question's stems."""
+    if not stems:
+        return 0.0
+    middle = (start + end) / 2
+    nearest: dict[str, float] = {}  # stem -> best closeness (an exact word counts fully)
+    for position, stem, weight in near_words:
+        if not (start <= position < end):
+            closeness = max(0.0, 1 - abs(position - middle) / PROXIMITY_CHARS) * weight
             nearest[stem] = max(closeness, nearest.get(stem, 0.0))
     return sum(nearest.values()) / len(stems)
 
@@ -302,7 +318,7 @@ def trace(answer: str, focused: list[focus.Sentence]) -> list[Quote]:
     quotes: list[Quote] = []
     seen: set[tuple[int, int]] = set()
     for claim in re.split(r"(?<=[.!?])\s+", answer):
-        claim = re.sub(r"\[\d+(?:[,\s–-]+\d+)*\]", "", claim).strip()
+        claim = strip_markers(claim)
         if not claim:
             continue
         best = max(focused, key=lambda s: (_overlap(claim, s.text), s.score), default=None)

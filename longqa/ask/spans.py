@@ -50,15 +50,15 @@ _PHRASE_BREAK = re.compile(r"[,;:()\[\]\"“”]|\s[-–—]\s|\.\s")
 MAX_PHRASE_WORDS = 5
 
 # What a question asks for, from its wording.
+# A passage to quote: "Highlight the parts of this contract ...", and requests for a procedure or
+# an explanation ("What do I do if ...", "Could you explain ..."), whose answer is a sentence of
+# the documents, not a span of one. It decides before anything else the question asks.
+_SENTENCE = re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract)\b[^?]*\b(?:parts?|clauses?|sentences?|"
+                       r"passages?|provisions?|language|text)\b|"
+                       r"\b(?:what (?:do|should|can|must) (?:i|we)|how (?:do|can|should|would) (?:i|we)|"
+                       r"(?:could|can|would) you (?:please )?(?:explain|tell me|describe)|"
+                       r"what (?:is|are) the (?:steps|requirements|process|procedure))\b", re.I)
 _WANTS = [
-    # A passage to quote: "Highlight the parts of this contract ...", and requests for a procedure
-    # or an explanation ("What do I do if ...", "Could you explain ..."), whose answer is a
-    # sentence of the documents, not a span of one.
-    ("sentence", re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract)\b[^?]*\b(?:parts?|clauses?|sentences?|"
-                            r"passages?|provisions?|language|text)\b|"
-                            r"\b(?:what (?:do|should|can|must) (?:i|we)|how (?:do|can|should|would) (?:i|we)|"
-                            r"(?:could|can|would) you (?:please )?(?:explain|tell me|describe)|"
-                            r"what (?:is|are) the (?:steps|requirements|process|procedure))\b", re.I)),
     ("yesno", re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
                           r"shall|may|might|must)\b", re.I)),
     ("frequency", re.compile(r"\bhow often\b|\bhow frequently\b|\bat what interval", re.I)),
@@ -119,8 +119,8 @@ class Span:
 def wanted(question: str) -> str:
     """The answer kind a question asks for: sentence (a passage to quote), option, yesno,
     frequency, duration, date, quantity, name, or any."""
-    if _WANTS[0][1].search(question):  # a passage to quote, whatever else the question asks
-        return _WANTS[0][0]
+    if _SENTENCE.search(question):
+        return "sentence"
     if _ALTERNATIVES.search(question):
         return "option"
     for kind, pattern in _WANTS:

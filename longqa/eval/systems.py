@@ -7,11 +7,11 @@ else in longqa.eval sees only `Resources` (lazily loaded, counted models) and `S
 from __future__ import annotations
 
 import inspect
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from longqa.ask.citations import strip_markers
 from longqa.errors import LongqaError
 from longqa.eval.baselines import FULL_CONTEXT_CAP, Bm25Chunks, DenseChunks, FullContext, NoContext
 from longqa.eval.context import Passage, Retrieved
@@ -141,11 +141,9 @@ class LongqaSystem:
         """Context and answer from `ask`'s own answer stage; citation markers are left out of the
         answer text that is scored."""
         result = self._pipeline().answer(question.question, doc_ids=self._scope(docs))
-        text = _CITATION.sub("", result.answer or "").strip()
+        text = strip_markers(result.answer or "")
         return to_retrieved(result.refined, self.workspace), text
 
-
-_CITATION = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")
 
 
 def _get(item, *names, default=None):

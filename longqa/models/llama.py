@@ -268,10 +268,7 @@ class LlamaGenerator:
             llm._batch.reset()
             llm._requires_eval = True
         for i, row, target in rows:
-            pointer = llama_cpp.llama_get_logits_ith(llm.ctx, row)
-            logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,)).astype(np.float64)
-            peak = logits.max()
-            totals[i] += float(logits[target] - peak - np.log(np.exp(logits - peak).sum()))
+            totals[i] += float(self._logprobs_at(row)[target])
 
     def _continuation(self, prompt: str, prompt_tokens: list[int], label: str) -> list[int]:
         """The label's tokens as the model would see them right after the prompt."""
@@ -300,7 +297,11 @@ class LlamaGenerator:
         except RuntimeError as exc:
             raise ModelError(f"{self.name}: evaluation failed ({exc})") from None
         self._llm._requires_eval = True  # our decode left logits the sampler must not trust
-        pointer = llama_cpp.llama_get_logits_ith(self._llm.ctx, -1)
+        return self._logprobs_at(-1)
+
+    def _logprobs_at(self, row: int) -> np.ndarray:
+        """Next-token log-probabilities at batch row `row` of the last decode (-1: its last)."""
+        pointer = llama_cpp.llama_get_logits_ith(self._llm.ctx, row)
         logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,)).astype(np.float64)
         peak = logits.max()
         return logits - peak - np.log(np.exp(logits - peak).sum())
