@@ -42,6 +42,28 @@ def test_candidates_keep_units_qualifiers_and_names():
     assert {c.text: c.kind for c in spans.candidates("Fuel is replaced every 18 months.")}["every 18 months"] == "frequency"
 
 
+def test_candidates_drop_possessives_and_paper_markup():
+    found = {c.text for c in spans.candidates("Usher's single used INLINEFORM0 as BIBREF3 showed, with hybrid models.")}
+    assert "Usher" in found and "Usher's" not in found
+    assert not any("INLINEFORM" in text or "BIBREF" in text for text in found)
+
+
+def test_a_bridge_entity_is_never_the_answer(tmp_path):
+    # Two hops: the question names the company; its founder is the bridge, the town is the answer.
+    doc = ("# Companies\n\nThe Trussed Concrete Steel Company was founded by Julius Kahn in 1903.\n\n"
+           "# People\n\nJulius Kahn was raised in Detroit, Michigan, where his father ran a store.\n")
+    db = build_store(tmp_path / "bridge.db", {"companies.md": doc}, tmp_path, FakeEmbedder())
+    question = "Where was the founder of the Trussed Concrete Steel Company raised?"
+    pipeline = make_pipeline(db, FakeGenerator())
+    refined = pipeline.retrieve_context(question)
+    plan = plan_answer(refined.question, refined.passages, "multi-bridge", 0.2, FakeEmbedder())
+    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+                                            bridges=["Julius Kahn"])
+    assert text.startswith("Detroit"), grounding.candidates[:3]
+    without, _ = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences)
+    assert without.startswith("Julius Kahn")  # the bridge is what the rules alone would pick
+
+
 @pytest.mark.parametrize("question, kind", [
     ("How long can the generators run?", "duration"),
     ("How often are the generators tested?", "frequency"),

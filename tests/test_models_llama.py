@@ -112,6 +112,26 @@ def test_option_logprobs_score_whole_options_in_one_batch(generator):
     assert generator.complete("The capital of France is", max_tokens=4)  # the context still generates
 
 
+def test_a_kept_prompt_head_is_loaded_instead_of_read_again(generator):
+    head = "Questions about the works, each answered with one word from its sentence.\n\n" * 4
+    prompt = head + "Sentence: The pumps are tested monthly.\nQuestion: How often are the pumps tested?\nAnswer:"
+    options = [" monthly", " yearly", " never"]
+    generator._llm.reset()
+    fresh = generator.option_logprobs(prompt, options)
+    generator.keep_prefix(head)
+    generator.complete("Something unrelated fills the cache.", max_tokens=2)
+    generator.option_logprobs(prompt, options)  # reads the head once and keeps its state
+    loaded = generator.prefixes_loaded
+    generator.complete("Something else unrelated.", max_tokens=2)
+    again = generator.option_logprobs(prompt, options)
+    assert generator.prefixes_loaded == loaded + 1
+    assert again == pytest.approx(fresh, abs=0.15)  # the same scores as read from an empty cache
+    assert max(range(3), key=again.__getitem__) == max(range(3), key=fresh.__getitem__)
+    generator.complete("Unrelated again.", max_tokens=2)
+    assert generator.complete(prompt, max_tokens=3)  # generation after a loaded head works too
+    assert generator.prefixes_loaded == loaded + 2
+
+
 def test_prompt_too_long_is_refused_never_truncated(generator):
     prompt = "word " * 8200
     assert generator.count_tokens(prompt) > generator.n_ctx

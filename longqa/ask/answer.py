@@ -41,6 +41,9 @@ class AnswerPlan:
     long_form: bool
     max_tokens: int
     sentences: list[focus.Sentence] = field(default_factory=list)  # every context sentence, in order
+    # The bridge entities the search hopped through: a multi-hop question's answer is what the
+    # last hop says about them, never one of them ("the founder of X was raised where?").
+    bridges: list[str] = field(default_factory=list)
 
 
 def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float, embedder=None,
@@ -70,7 +73,8 @@ def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float
 def run_answer(generator: Generator, question: str, plan: AnswerPlan, grounding: list) -> Iterator[str]:
     """The answer's text pieces; the Grounding (quotes, candidates) is appended to `grounding`."""
     if plan.mode == "short":
-        text, found = grounded.choose_short(generator, question, plan.focused, plan.prompt, plan.sentences)
+        text, found = grounded.choose_short(generator, question, plan.focused, plan.prompt, plan.sentences,
+                                            plan.bridges)
         grounding.append(found)
         yield text
         return

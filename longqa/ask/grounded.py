@@ -104,9 +104,10 @@ class _Candidate:
 
 
 def choose_short(generator, question: str, focused: list[focus.Sentence], prompt: str,
-                 sentences: list[focus.Sentence] | None = None) -> tuple[str, Grounding]:
+                 sentences: list[focus.Sentence] | None = None, bridges: list[str] = ()) -> tuple[str, Grounding]:
     """The answer line ("about 52 hours [1]") and its grounding, for a short-answer question.
-    A table cell or a computation over one row (tables.py) comes first when the rules are sure."""
+    A table cell or a computation over one row (tables.py) comes first when the rules are sure.
+    `bridges`: entities the search hopped through, which the answer is about but never is."""
     letters = spans.lettered_options(question)
     if letters:
         return _choose_letter(generator, question, letters, focused, prompt)
@@ -153,7 +154,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             near_words = _question_words(stems, sentence.text)
             for span in spans.candidates(sentence.text):
                 prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
-                if spans.repeats_question(span, question):
+                if spans.repeats_question(span, question) or _is_bridge(span.text, bridges):
                     prior -= W_REPEAT
                 if span.kind == "phrase":
                     prior -= W_PHRASE
@@ -161,7 +162,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
                 offer(span.text, span.kind, sentence, prior)
         copied = _verbatim(draft, ranked)
-        if copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question):
+        if (copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question)
+                and not _is_bridge(copied[0], bridges)):
             text, sentence = copied
             offer(text, "draft", sentence, sentence.score / best_score + W_DRAFT)
         vote = W_DRAFT_TYPED if typed else W_DRAFT  # the draft votes for the spans it agrees with
@@ -183,6 +185,12 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         return NO_ANSWER, grounding
     grounding.quotes = [quote_of(winner.sentence)]
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+
+
+def _is_bridge(text: str, bridges) -> bool:
+    """The span names a bridge entity (all its content words are the entity's)."""
+    mine = {w for w in words(text) if w not in STOPWORDS}
+    return bool(mine) and any(mine <= set(words(entity)) for entity in bridges)
 
 
 def _draft(generator, prompt: str, max_tokens: int) -> str:

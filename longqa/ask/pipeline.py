@@ -24,6 +24,7 @@ import sqlite_utils
 
 from longqa.ask import analyze as analysis_mod
 from longqa.ask import evidence as evidence_mod
+from longqa.ask import prompts
 from longqa.ask.answer import plan_answer, run_answer
 from longqa.ask.context import build_passages
 from longqa.ask.plan import Planner
@@ -65,6 +66,17 @@ class Pipeline:
         # "Nothing relevant" thresholds; the cosine one is calibrated for all-MiniLM-L6-v2.
         self.coverage_min, self.cosine_min = coverage_min, cosine_min
         self.retriever = HybridRetriever(db, embedder if retrieval != "bm25" else None, retrieval, k)
+        self._heads_kept = False
+
+    def _keep_heads(self) -> None:
+        """Once the generator is needed: a local backend keeps the fixed prompt heads' KV state,
+        so each question reads only its own part of the analysis and answer prompts."""
+        if self._heads_kept or self.generator is None:
+            return
+        self._heads_kept = True
+        keep = getattr(self.generator, "keep_prefix", None)
+        for head in prompts.KEPT_HEADS if keep is not None else ():
+            keep(head)
 
     # -- context only ------------------------------------------------------------------------
     def retrieve_context(self, question: str, doc_ids: list[int] | None = None) -> Refined:
@@ -90,6 +102,7 @@ class Pipeline:
         if not found.found or not first.candidates:
             refined.timings = {**timings, "context": time.perf_counter() - started}
             return refined
+        self._keep_heads()
         if self.use_analysis and self.generator is not None:
             analysis_mod.with_model(analysis, question, self.generator)
         timings["analysis"] = analysis.seconds
@@ -117,6 +130,7 @@ class Pipeline:
                            self.retriever.embedder if dense else None,
                            self.retriever.embed(refined.question) if dense else None)
         refined.timings["focus"] = time.perf_counter() - tick
+        plan.bridges = [step["entity"] for step in refined.steps if step.get("action") == "bridge" and step.get("entity")]
         first_token: list[float] = []
         grounding: list = []
 

@@ -161,8 +161,16 @@ SHORT_EXAMPLE = (
 )
 
 
+SHORT_HEAD = f"{SHORT_INSTRUCTION}\n\n{SHORT_EXAMPLE}Sentences:\n"
+
+
 def short_answer_prompt(question: str, focused: str) -> str:
-    return f"{SHORT_INSTRUCTION}\n\n{SHORT_EXAMPLE}Sentences:\n{focused}\nQuestion: {one_line(question)}\nAnswer:"
+    return f"{SHORT_HEAD}{focused}\nQuestion: {one_line(question)}\nAnswer:"
+
+
+# The fixed heads that open most prompts of one question: a local backend keeps their KV state
+# (LlamaGenerator.keep_prefix), so each is read once per process, not once per call.
+KEPT_HEADS = (ANALYSIS_PREFIX, SHORT_HEAD)
 
 
 def choice_prompt(question: str, options: dict[str, str], focused: str) -> str:

@@ -46,6 +46,9 @@ _FREQUENCY = re.compile(
 _NAME = re.compile(
     r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|du|von|van|and|for|la|le|del|da)\s+)?[A-Z][\w'’.&-]*)*"
 )
+# Placeholders that converted papers leave for formulas and references: never an answer.
+_MARKUP = re.compile(r"\b(?:INLINEFORM|DISPLAYFORM|BIBREF|TABREF|FIGREF|SECREF|CITEREF)\d*\b")
+_POSSESSIVE = re.compile(r"['’]s?$")
 _PHRASE_BREAK = re.compile(r"[,;:()\[\]\"“”]|\s[-–—]\s|\.\s")
 MAX_PHRASE_WORDS = 5
 
@@ -150,7 +153,8 @@ def candidates(sentence: str) -> list[Span]:
 
     def add(start: int, end: int, kind: str) -> None:
         text = sentence[start:end].strip(" .,;:()'\"“”")
-        if not text or not any(ch.isalnum() for ch in text):
+        text = _POSSESSIVE.sub("", text)  # "Usher's" answers "who": Usher
+        if not text or not any(ch.isalnum() for ch in text) or _MARKUP.search(text):
             return
         start = sentence.index(text, start)
         key = (start, start + len(text))

@@ -153,6 +153,24 @@ def _load_failure_reason() -> str:
     return _LOG_TAIL[-1] if _LOG_TAIL else ""
 
 
+class _KeptPrefix:
+    """The KV cells of one prompt head (sequence 0), copied out of the context."""
+
+    def __init__(self, tokens: list[int], data):
+        self.tokens, self.data = tokens, data
+
+    @classmethod
+    def save(cls, ctx, tokens: list[int]) -> "_KeptPrefix":
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        data = (ctypes.c_uint8 * size)()
+        llama_cpp.llama_state_seq_get_data(ctx, data, size, 0)
+        return cls(list(tokens), data)
+
+    def load(self, ctx) -> None:
+        if not llama_cpp.llama_state_seq_set_data(ctx, self.data, len(self.data), 0):
+            raise ModelError("llama.cpp refused a kept prompt state")
+
+
 class LlamaGenerator:
     """Generator over a local GGUF. Prompts are never truncated: too long raises PromptTooLong."""
 
@@ -172,6 +190,8 @@ class LlamaGenerator:
         self.gpu_offload = gpu_offload()
         self._llm = open_llama(self.info, n_ctx=self.n_ctx, embedding=False)
         self._n_vocab = self._llm.n_vocab()
+        self._kept: dict[str, _KeptPrefix | None] = {}  # prompt heads whose KV state is kept
+        self.prefixes_loaded = 0  # how often a kept head spared re-reading it (bench, tests)
 
     # -- tokens -----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -191,6 +211,7 @@ class LlamaGenerator:
                grammar: str | None = None, temperature: float = 0.0) -> Iterator[str]:
         tokens = self._prompt_tokens(prompt)
         check_fits(self.name, len(tokens), max_tokens, self.n_ctx)
+        self._resume(tokens)
         compiled = compile_grammar(self._llm, grammar) if grammar else None
         try:
             # A token list is passed as-is: the same tokens label_probs evaluates, so the
@@ -277,15 +298,53 @@ class LlamaGenerator:
             return joined[len(prompt_tokens):]
         return self._llm.tokenize(label.encode("utf-8"), add_bos=False, special=False)
 
-    def _prefill(self, tokens: list[int]) -> np.ndarray:
-        """Evaluate `tokens`, reusing the cached prefix; next-token log-probabilities."""
-        llm = self._llm
+    # -- kept prompt heads -------------------------------------------------------------------
+    def keep_prefix(self, text: str) -> None:
+        """Keep the KV state of `text` once it has been read, so that any later prompt starting
+        with it skips reading it again, even after other prompts used the cache (the analysis
+        prompt's examples, the answer prompt's fixed head: hundreds of tokens per question)."""
+        self._kept.setdefault(text, None)
+
+    def _cached(self, tokens: list[int]) -> int:
+        """How many of `tokens` the KV cache already holds, from the start."""
         cached = 0
-        for a, b in zip(llm._input_ids, tokens):
+        for a, b in zip(self._llm._input_ids, tokens):
             if a != b:
                 break
             cached += 1
-        cached = min(cached, len(tokens) - 1)  # always decode one token to get fresh logits
+        return cached
+
+    def _resume(self, tokens: list[int]) -> None:
+        """Before `tokens` are read: when a kept head starts them and the cache holds less of
+        them, load the head's saved state into the cache (reading and saving it the first time)."""
+        cached = self._cached(tokens)
+        for text, kept in self._kept.items():
+            head = kept.tokens if kept is not None else self._head_tokens(text)
+            if len(head) <= cached or len(head) >= len(tokens) or tokens[: len(head)] != head:
+                continue
+            llm = self._llm
+            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+            llm.n_tokens = 0
+            if kept is None:
+                self._eval_logprobs(head)
+                self._kept[text] = _KeptPrefix.save(llm.ctx, head)
+            else:
+                kept.load(llm.ctx)
+                llm.input_ids[: len(head)] = head
+                llm.n_tokens = len(head)
+                self.prefixes_loaded += 1
+            return
+
+    def _head_tokens(self, text: str) -> list[int]:
+        # The head's last token may merge with what follows it in a prompt ("Question:" + " What"),
+        # so only the tokens before it are kept.
+        return self._prompt_tokens(text)[:-1]
+
+    def _prefill(self, tokens: list[int]) -> np.ndarray:
+        """Evaluate `tokens`, reusing the cached prefix; next-token log-probabilities."""
+        self._resume(tokens)
+        llm = self._llm
+        cached = min(self._cached(tokens), len(tokens) - 1)  # always decode one token for fresh logits
         llm.n_tokens = cached
         if not llm._ctx.kv_cache_seq_rm(-1, cached, -1):
             llm.reset()
