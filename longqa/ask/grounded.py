@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from longqa.ask import focus, spans, tables
 from longqa.ask.citations import strip_markers
 from longqa.ask.context import Passage, page_span, section_of
-from longqa.ask.prompts import ANSWER_GRAMMAR
+from longqa.ask.prompts import ANSWER_GRAMMAR, short_answer_prompt
 from longqa.retrieve.terms import STOPWORDS, content_terms, words
 from longqa.structure.tree import Node
 
@@ -174,6 +174,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     shortlist.append(_Candidate(NO_ANSWER, "none", None,
                                 NO_ANSWER_PRIOR + (W_DRAFT if "not say" in draft.lower() else 0.0)))
     probabilities = _model_probabilities(generator, prompt, [c.text for c in shortlist])
+    if want == "yesno":
+        probabilities = _calibrated_verdict(generator, question, shortlist, probabilities)
     for candidate, probability in zip(shortlist, probabilities):
         candidate.model = probability
         candidate.final = candidate.prior + W_MODEL * probability
@@ -193,6 +195,24 @@ def _is_bridge(text: str, bridges) -> bool:
     return bool(mine) and any(mine <= set(words(entity)) for entity in bridges)
 
 
+def _calibrated_verdict(generator, question: str, shortlist: list[_Candidate], probabilities: list[float]) -> list[float]:
+    """Yes and No re-weighted by how much the sentences moved them: each is divided by its
+    probability for the same question with no sentences at all (contextual calibration). A small
+    base model says "Yes" to most questions whatever it reads; what counts is the shift the
+    evidence causes. "The documents do not say." keeps its own probability."""
+    verdicts = [i for i, c in enumerate(shortlist) if c.kind == "yesno"]
+    if generator is None or len(verdicts) != 2:
+        return probabilities
+    empty = _model_probabilities(generator, short_answer_prompt(question, ""), [shortlist[i].text for i in verdicts])
+    mass = sum(probabilities[i] for i in verdicts)
+    shifted = [probabilities[i] / max(q, 1e-6) for i, q in zip(verdicts, empty)]
+    total = sum(shifted) or 1.0
+    adjusted = list(probabilities)
+    for i, value in zip(verdicts, shifted):
+        adjusted[i] = mass * value / total
+    return adjusted
+
+
 def _draft(generator, prompt: str, max_tokens: int) -> str:
     """A short greedy completion of the focused prompt, citation marks and end punctuation cut."""
     if generator is None:
@@ -208,8 +228,17 @@ def _verbatim(draft: str, sentences: list[focus.Sentence]) -> tuple[str, focus.S
     for sentence in sorted(sentences, key=lambda s: -s.score):
         at = sentence.text.lower().find(draft.lower())
         if at >= 0:
-            return sentence.text[at:at + len(draft)], sentence
+            return sentence.text[at:_word_end(sentence.text, at + len(draft))], sentence
     return None
+
+
+def _word_end(text: str, end: int) -> int:
+    """`end` moved to the end of the word or figure it falls in: a draft cut by its token limit
+    ("$60,00") is completed from the sentence ("$60,000")."""
+    while end < len(text) and (text[end].isalnum() or (text[end] in ",." and end + 1 < len(text)
+                                                        and text[end - 1].isdigit() and text[end + 1].isdigit())):
+        end += 1
+    return end
 
 
 def _agreement(candidate: str, draft: str) -> float:
