@@ -209,3 +209,24 @@ def test_highlight_questions_quote_the_best_sentence(power_db):
     assert result.grounding.mode == "sentence"
     quote = result.quotes[0]
     assert result.answer.startswith(" ".join(quote.text.split())) and "diesel" in quote.text
+
+
+def test_date_comparisons_between_two_options_follow_the_stated_years(tmp_path):
+    doc = ("# Coaches\n\nJerry Glanville (born October 14, 1941) is a former American football coach.\n\n"
+           "# Players\n\nKeith Bostic (born January 17, 1961) is a former American football safety.\n")
+    db = build_store(tmp_path / "people.db", {"people.md": doc}, tmp_path, FakeEmbedder())
+    # Neither article says "younger": the relevance check is the fake embedder's business, not this test's.
+    pipeline = make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0)
+    for question, answer in (("Who is younger, Keith Bostic or Jerry Glanville?", "Keith Bostic"),
+                             ("Who is older, Keith Bostic or Jerry Glanville?", "Jerry Glanville"),
+                             ("Who was born first, Keith Bostic or Jerry Glanville?", "Jerry Glanville")):
+        result = pipeline.answer(question)
+        assert result.answer.startswith(answer), (question, result.grounding.candidates[:3])
+        assert answer.split()[0] in result.quotes[0].text  # the quote states the winner's year
+
+
+def test_figures_the_question_states_are_not_answers():
+    question = "In which year was the King who made the 1925 Birthday Honours born?"
+    assert spans.repeats_question(spans.Span("3 June 1925", "date"), question)
+    assert not spans.repeats_question(spans.Span("3 June 1865", "date"), question)
+    assert {c.kind for c in spans.candidates("Bars close at 3 a.m. on weekdays.") if c.text.startswith("3 a.m")} == {"time"}

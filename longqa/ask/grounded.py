@@ -38,6 +38,7 @@ STEM_ONLY = 0.7  # a word that meets a question word only by its stem ("generato
 W_UNRELATED = 0.3  # a span whose sentence holds none of the question's words
 W_MODEL = 1.0  # weight of the generator's choice against the rule prior
 W_DRAFT = 1.0  # weight of agreeing with the model's own short draft answer
+W_COMPARE = 1.5  # an option picked by comparing the years the sentences state for each
 W_DRAFT_TYPED = 0.3  # ... when the question wants a figure, date, duration or frequency
 DRAFT_TOKENS = 16
 DRAFT_TOKENS_TYPED = 6  # enough for "about 52 hours"; each token is a decode step before the answer
@@ -147,9 +148,12 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             offer(text, "yesno", top, 1.0 + (W_DRAFT if re.match(rf"{text}\b", draft, re.I) else 0.0))
     else:
         if want == "option":
-            for text in spans.alternatives(question):
-                support = _best_support(text, ranked)
-                offer(text, "option", support, 1.0 + (0.3 if support else 0.0))
+            options = spans.alternatives(question)
+            dated = _by_dates(question, options, sentences or ranked)
+            for text in options:
+                support = dated[text][1] if text in dated else _best_support(text, ranked)
+                won = W_COMPARE if dated and dated.get(text, (False,))[0] else 0.0
+                offer(text, "option", support, 1.0 + (0.3 if support else 0.0) + won)
         for sentence in ranked:
             near_words = _question_words(stems, sentence.text)
             for span in spans.candidates(sentence.text):
@@ -193,6 +197,46 @@ def _is_bridge(text: str, bridges) -> bool:
     """The span names a bridge entity (all its content words are the entity's)."""
     mine = {w for w in words(text) if w not in STOPWORDS}
     return bool(mine) and any(mine <= set(words(entity)) for entity in bridges)
+
+
+_EARLIER = re.compile(r"\b(?:older|oldest|earlier|earliest|first|before|sooner)\b", re.I)
+_LATER = re.compile(r"\b(?:younger|youngest|later|latest|newer|newest|more recent|most recent|after)\b", re.I)
+_YEAR = re.compile(r"\b(1[0-9]\d\d|20\d\d)\b")
+
+
+def _by_dates(question: str, options: list[str], sentences: list[focus.Sentence]) -> dict:
+    """For "which came first, A or B" and "who is younger, A or B": each option's year, the first
+    one stated after its name in the best sentence naming it, and which option the comparison
+    picks. {option: (won, sentence)}; empty when the question compares no dates or a year is missing."""
+    earlier, later = bool(_EARLIER.search(question)), bool(_LATER.search(question))
+    if len(options) != 2 or earlier == later:
+        return {}
+    found: dict[str, tuple[int, focus.Sentence]] = {}
+    for option in options:
+        best = None
+        for sentence in sentences:
+            if _overlap(option, sentence.text) < 0.99:
+                continue
+            year = _year_after(option, sentence.text)
+            if year is not None and (best is None or sentence.score > best[1].score):
+                best = (year, sentence)
+        if best is None:
+            return {}
+        found[option] = best
+    (a, (year_a, _)), (b, (year_b, _)) = found.items()
+    if year_a == year_b:
+        return {}
+    # "older", "first", "earlier": the earlier year; "younger", "later", "newer": the later one
+    winner = (a if year_a < year_b else b) if earlier else (a if year_a > year_b else b)
+    return {option: (option == winner, sentence) for option, (_, sentence) in found.items()}
+
+
+def _year_after(option: str, text: str) -> int | None:
+    """The first year stated at or after the option's first word in `text`."""
+    first = option.split()[0].lower() if option.split() else ""
+    at = text.lower().find(first) if first else -1
+    match = _YEAR.search(text, at) if at >= 0 else None
+    return int(match.group(1)) if match else None
 
 
 def _calibrated_verdict(generator, question: str, shortlist: list[_Candidate], probabilities: list[float]) -> list[float]:

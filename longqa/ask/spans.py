@@ -43,6 +43,8 @@ _FREQUENCY = re.compile(
     r"every (?:\d+ |other |few |two |three |four |six |twelve )?(?:hours?|days?|weeks?|months?|years?|shifts?))\b",
     re.IGNORECASE,
 )
+_TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b\d{1,2}:\d{2}\b|\b(?:noon|midnight)\b",
+                   re.IGNORECASE)
 _NAME = re.compile(
     r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|du|von|van|and|for|la|le|del|da)\s+)?[A-Z][\w'’.&-]*)*"
 )
@@ -74,7 +76,9 @@ _WANTS = [
                             r"\bwhat (?:is|was|were|are) (?:the )?(?:[\w'’-]+ ){0,4}(?:value|amount|price|cost|"
                             r"revenues?|fees?|income|sales|total|sum|average|ratio|percentage|rate|number|count|"
                             r"margin|expenses?|profit|loss|debt|cash|assets|liabilities|balance|growth|change|"
-                            r"compensation|salary|dividends?|earnings|spending|capex)\b", re.I)),
+                            r"compensation|salary|dividends?|earnings|spending|capex|population|area|"
+                            r"height|length|distance|depth|weight|capacity|budget|temperature|snowfall|"
+                            r"rainfall|attendance|speed|elevation|duration)\b", re.I)),
     ("name", re.compile(r"\b(?:who|whom|whose|which (?:company|person|man|woman|author|team|city|country|"
                         r"film|band|university|player|organi[sz]ation)|what (?:company|city|country|"
                         r"is the name|was the name)|where)\b", re.I)),
@@ -114,7 +118,7 @@ def question_stem(question: str) -> str:
 @dataclass(frozen=True)
 class Span:
     text: str
-    kind: str  # quantity | date | frequency | name | phrase (from a sentence); yesno | option
+    kind: str  # quantity | date | time | frequency | name | phrase (from a sentence); yesno | option
     start: int = -1  # offsets into the sentence; -1 for yes/no and options named by the question
     end: int = -1
 
@@ -163,6 +167,8 @@ def candidates(sentence: str) -> list[Span]:
 
     for m in _FREQUENCY.finditer(sentence):
         add(m.start(), m.end(), "frequency")
+    for m in _TIME.finditer(sentence):
+        add(m.start(), m.end(), "time")
     for m in _DATE.finditer(sentence):
         add(m.start(), m.end(), "date")
     for m in _QUANTITY.finditer(sentence):
@@ -213,14 +219,14 @@ def fits(span: Span, want: str) -> float:
     if want == "option":
         return 0.0
     if want == "any":  # "what series", "which device": a thing, rarely a bare number or a date
-        return -0.3 if span.kind in ("quantity", "date") else 0.0
+        return -0.3 if span.kind in ("quantity", "date", "time") else 0.0
     if want == "frequency":
         return 1.0 if span.kind == "frequency" else (-0.2 if span.kind == "quantity" else -0.5)
     if want == "duration":
         return 1.0 if span.kind == "quantity" and _TIME_UNITS.search(span.text) else (
             0.3 if span.kind == "quantity" else -0.5)
-    if want == "date":
-        return 1.0 if span.kind == "date" else (-0.2 if span.kind == "quantity" else -0.5)
+    if want == "date":  # a time of day ("3 a.m.") answers "what time" and "when"
+        return 1.0 if span.kind in ("date", "time") else (-0.2 if span.kind == "quantity" else -0.5)
     if want == "quantity":
         return (1.0 if is_specific(span) else 0.8) if span.kind == "quantity" else -0.5
     if want == "name":
@@ -229,7 +235,11 @@ def fits(span: Span, want: str) -> float:
 
 
 def repeats_question(span: Span, question: str) -> bool:
-    """A span made only of the question's own words does not answer it."""
+    """A span made only of the question's own words does not answer it, nor does a figure or
+    date that holds a number the question states ("3 June 1925" for "the King who made the 1925
+    Birthday Honours was born when?", "12 million" for "how many of the 12 million ...")."""
     asked = set(words(question))
     mine = [w for w in words(span.text) if w not in STOPWORDS]
+    if span.kind in ("quantity", "date", "time") and any(w in asked for w in mine if w[:1].isdigit()):
+        return True
     return bool(mine) and all(w in asked for w in mine)
