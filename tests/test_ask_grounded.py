@@ -77,6 +77,11 @@ def test_a_bridge_entity_is_never_the_answer(tmp_path):
      "sentence"),
     ("OK good. What do I do if I want to apply for a repayment plan?", "sentence"),
     ("Could you please explain how the plan works?", "sentence"),
+    ("Can I drive in the meantime?", "sentence"),
+    ("I want to know what kind of forbearance is available to me", "sentence"),
+    ("You are asked to act as a member of the call and answer the question: What drove sales?", "sentence"),
+    ("Who wrote Me and Bobby McGee?", "name"),
+    ("When did World War I end?", "date"),
 ])
 def test_wanted_answer_kind(question, kind):
     assert spans.wanted(question) == kind

@@ -62,7 +62,15 @@ _SENTENCE = re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract)\b[^?]*\b
                        r"passages?|provisions?|language|text)\b|"
                        r"\b(?:what (?:do|should|can|must) (?:i|we)|how (?:do|can|should|would) (?:i|we)|"
                        r"(?:could|can|would) you (?:please )?(?:explain|tell me|describe)|"
-                       r"what (?:is|are) the (?:steps|requirements|process|procedure))\b", re.I)
+                       r"what (?:is|are) the (?:steps|requirements|process|procedure))\b|"
+                       # A user speaking for themselves ("I want to know what kind of forbearance is
+                       # available to me", "Can I drive in the meantime?") or a role to play ("act
+                       # as a member of the call and answer") wants the sentence that tells them.
+                       r"(?-i:(?:^|[\s,.!?])(?:I['’]m|I['’]ve|My|my|me)(?=[\s,.!?]|$))|"
+                       r"\b(?:can|do|should|am|could|may|would|will|did|must|have) (?-i:I)\b|"
+                       r"(?-i:\bI) (?:am|was|want|wanted|need|have|had|can|could|should|would|will|do|did|"
+                       r"don['’]t|get|got|ask|think|know|live|work|just|also|still|plan|hope|lost|received|"
+                       r"applied|moved|owe|use|pay|recently|already)\b|\bact as\b", re.I)
 _WANTS = [
     ("yesno", re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
                           r"shall|may|might|must)\b", re.I)),
