@@ -364,3 +364,23 @@ def test_longqa_systems_through_the_real_pipeline_and_a_cached_store(questions_f
     records = [json.loads(line) for line in single.results_path(questions_file).open()]
     assert len(records) == 5 and not any("dense retrieval off" in r["note"] for r in records)
     assert all(sum(p["chars"] for p in r["passages"]) > 0 for r in records)
+
+
+def test_hybrid_chunks_sum_min_max_bm25_and_cosine():
+    import numpy as np
+
+    from longqa.eval.chunks import Chunk
+    from longqa.eval.rank import HybridRanker
+
+    def chunk(text):
+        return Chunk(doc="d", title="", text=text, page_start=1, page_end=1, tokens=len(text.split()))
+
+    chunks = [chunk("the zeolite filter bed is rinsed weekly"), chunk("water flows through the plant"),
+              chunk("maintenance of sand beds and rinsing schedules")]
+    vectors = np.array([[0.1, 0.99], [0.0, 1.0], [1.0, 0.0]], dtype=np.float32)  # the third is nearest the query
+    query_vector = np.array([0.95, 0.3], dtype=np.float32)
+    ranked = HybridRanker(chunks, vectors).rank("zeolite schedules", query_vector)
+    # BM25 alone puts "zeolite" first, cosine alone the third chunk; both lead the unrelated one
+    assert {c.text for c in ranked[:2]} == {chunks[0].text, chunks[2].text}
+    assert ranked[-1] is chunks[1]
+    assert HybridRanker([], np.zeros((0, 2))).rank("x", query_vector) == []

@@ -1,4 +1,4 @@
-"""Baseline systems: chunk RAG with BM25 or dense ranking, the whole document, and no context."""
+"""Baseline systems: chunk RAG with BM25, dense or hybrid ranking, the whole document, and no context."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from longqa import tokens
 from longqa.eval.chunks import Chunk, fill_budget
 from longqa.eval.context import Passage, Retrieved
-from longqa.eval.rank import Bm25Ranker, DenseRanker
+from longqa.eval.rank import Bm25Ranker, DenseRanker, HybridRanker
 from longqa.parse import parse_file
 from longqa.structure.build import body_text
 
@@ -97,6 +97,19 @@ class DenseChunks(_ChunkSystem):
 
     def _rank(self, ranker: DenseRanker, question) -> list[Chunk]:
         return ranker.rank(self.embedder().embed([question.question])[0])
+
+
+class HybridChunks(DenseChunks):
+    """The same chunks ranked by BM25 and cosine, min-max normalised and summed 1:1."""
+
+    name = "hybrid-chunks"
+
+    def _build(self, docs: list[str]) -> HybridRanker:
+        chunks, vectors = self.workspace.chunk_vectors(docs)
+        return HybridRanker(chunks, vectors)
+
+    def _rank(self, ranker: HybridRanker, question) -> list[Chunk]:
+        return ranker.rank(question.question, self.embedder().embed([question.question])[0])
 
 
 @lru_cache(maxsize=4)

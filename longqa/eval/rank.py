@@ -26,14 +26,15 @@ class Bm25Ranker:
         # rank-bm25 divides by the average document length: an empty corpus cannot be indexed
         self.index = BM25Okapi(corpus) if chunks else None
 
-    def rank(self, query: str) -> list[Chunk]:
-        if self.index is None:
-            return []
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 of every chunk, in chunk order (zeros for a query with no terms)."""
         terms = bm25_terms(query)
-        if not terms:
-            return list(self.chunks)
-        scores = self.index.get_scores(terms)
-        order = np.argsort(-scores, kind="stable")
+        if self.index is None or not terms:
+            return np.zeros(len(self.chunks))
+        return np.asarray(self.index.get_scores(terms), dtype=np.float64)
+
+    def rank(self, query: str) -> list[Chunk]:
+        order = np.argsort(-self.scores(query), kind="stable")
         return [self.chunks[i] for i in order]
 
 
@@ -46,9 +47,32 @@ class DenseRanker:
         self.chunks = chunks
         self.vectors = np.asarray(vectors, dtype=np.float32)
 
+    def scores(self, query_vector: np.ndarray) -> np.ndarray:
+        if not self.chunks:
+            return np.zeros(0)
+        return self.vectors @ np.asarray(query_vector, dtype=np.float32).reshape(-1)
+
     def rank(self, query_vector: np.ndarray) -> list[Chunk]:
+        order = np.argsort(-self.scores(query_vector), kind="stable")
+        return [self.chunks[i] for i in order]
+
+
+def min_max(scores: np.ndarray) -> np.ndarray:
+    low, high = (float(scores.min()), float(scores.max())) if len(scores) else (0.0, 0.0)
+    return (scores - low) / (high - low) if high > low else np.zeros_like(scores, dtype=np.float64)
+
+
+class HybridRanker:
+    """BM25 and cosine over the same chunks, each min-max normalised, summed 1:1: the hybrid
+    chunk retrieval users build with off-the-shelf tools."""
+
+    def __init__(self, chunks: list[Chunk], vectors: np.ndarray):
+        self.chunks = chunks
+        self.bm25, self.dense = Bm25Ranker(chunks), DenseRanker(chunks, vectors)
+
+    def rank(self, query: str, query_vector: np.ndarray) -> list[Chunk]:
         if not self.chunks:
             return []
-        scores = self.vectors @ np.asarray(query_vector, dtype=np.float32).reshape(-1)
-        order = np.argsort(-scores, kind="stable")
+        fused = min_max(self.bm25.scores(query)) + min_max(self.dense.scores(query_vector))
+        order = np.argsort(-fused, kind="stable")
         return [self.chunks[i] for i in order]

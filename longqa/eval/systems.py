@@ -13,7 +13,7 @@ from pathlib import Path
 
 from longqa.ask.citations import strip_markers
 from longqa.errors import LongqaError
-from longqa.eval.baselines import FULL_CONTEXT_CAP, Bm25Chunks, DenseChunks, FullContext, NoContext
+from longqa.eval.baselines import FULL_CONTEXT_CAP, Bm25Chunks, DenseChunks, FullContext, HybridChunks, NoContext
 from longqa.eval.context import Passage, Retrieved
 from longqa.eval.counting import CountingEmbedder, CountingGenerator, Usage
 
@@ -29,7 +29,7 @@ LONGQA_VARIANTS: dict[str, dict] = {
     "longqa-no-whole-doc": {"whole_documents": False},  # only first-stage hits get a local score
     "longqa-no-precise": {"precise_mode": False},  # no coarser retry when evidence is missing
 }
-BASELINES = ("bm25-chunks", "dense-chunks", "full-context", "no-context")
+BASELINES = ("bm25-chunks", "dense-chunks", "hybrid-chunks", "full-context", "no-context")
 ALL_SYSTEMS = tuple(LONGQA_VARIANTS) + BASELINES
 DEFAULT_SYSTEMS = ("longqa", "bm25-chunks", "dense-chunks", "full-context", "no-context")
 
@@ -217,6 +217,8 @@ def make_system(name: str, resources: Resources, budget: int, max_steps: int = 3
         return Bm25Chunks(budget)
     if name == "dense-chunks":
         return DenseChunks(budget, resources.embedder)
+    if name == "hybrid-chunks":
+        return HybridChunks(budget, resources.embedder)
     if name == "full-context":
         return FullContext(full_context_cap)
     if name == "no-context":
