@@ -235,3 +235,11 @@ def test_figures_the_question_states_are_not_answers():
     assert spans.repeats_question(spans.Span("3 June 1925", "date"), question)
     assert not spans.repeats_question(spans.Span("3 June 1865", "date"), question)
     assert {c.kind for c in spans.candidates("Bars close at 3 a.m. on weekdays.") if c.text.startswith("3 a.m")} == {"time"}
+
+
+def test_a_role_preamble_is_not_what_is_asked():
+    question = ("You are asked to act as a member of the Financial Results Conference Call and answer the "
+                "question: What was the research and development expense?")
+    assert spans.question_core(question) == "What was the research and development expense?"
+    assert spans.question_core("How many pumps are there?") == "How many pumps are there?"
+    assert spans.wanted(question) == "sentence"

@@ -117,6 +117,16 @@ def lettered_options(question: str) -> dict[str, str]:
     return {m.group(1): question[m.end():end].strip() for m, end in zip(run, ends)}
 
 
+# A role or task set before the question itself ("You are asked to act as a member of the call
+# and answer the question: What drove revenue?"): the words that say what is asked come after it.
+_PREAMBLE = re.compile(r"^.{0,300}?\b(?:answer|following) (?:the|this) question\s*:\s*(?=\S)", re.I | re.S)
+
+
+def question_core(question: str) -> str:
+    """The question without a preamble that only sets a role or a task."""
+    return _PREAMBLE.sub("", question, count=1).strip() or question.strip()
+
+
 def question_stem(question: str) -> str:
     """The question without its lettered options."""
     marks = [m for m in _LETTER.finditer(question) if m.group(1) == "A"]
