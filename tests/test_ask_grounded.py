@@ -243,3 +243,10 @@ def test_a_role_preamble_is_not_what_is_asked():
     assert spans.question_core(question) == "What was the research and development expense?"
     assert spans.question_core("How many pumps are there?") == "How many pumps are there?"
     assert spans.wanted(question) == "sentence"
+
+
+def test_a_name_carrying_the_asked_noun_is_preferred():
+    assert spans.head_noun("What county shares a border with Watauga?") == "county"
+    assert spans.head_noun("What year did it open?") is None and spans.head_noun("What is it?") is None
+    assert spans.names_head(spans.Span("Avery County", "name"), "county")
+    assert not spans.names_head(spans.Span("Banner Elk", "name"), "county")

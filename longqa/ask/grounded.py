@@ -39,6 +39,7 @@ W_UNRELATED = 0.3  # a span whose sentence holds none of the question's words
 W_MODEL = 1.0  # weight of the generator's choice against the rule prior
 W_DRAFT = 1.0  # weight of agreeing with the model's own short draft answer
 W_COMPARE = 1.5  # an option picked by comparing the years the sentences state for each
+W_HEAD = 0.5  # a name or phrase carrying the noun a "what X" question names ("Avery County")
 W_DRAFT_TYPED = 0.3  # ... when the question wants a figure, date, duration or frequency
 DRAFT_TOKENS = 16
 DRAFT_TOKENS_TYPED = 6  # enough for "about 52 hours"; each token is a decode step before the answer
@@ -134,6 +135,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     # not asked at all for a yes/no question, whose two options are scored directly.
     typed = want not in ("any", "name", "option")
     stems = _question_stems(question)
+    head = spans.head_noun(question)
     draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
     pool: dict[str, _Candidate] = {}
 
@@ -162,6 +164,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                     prior -= W_REPEAT
                 if span.kind == "phrase":
                     prior -= W_PHRASE
+                if spans.names_head(span, head):
+                    prior += W_HEAD
                 near = _proximity(stems, near_words, span.start, span.end)
                 prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
                 offer(span.text, span.kind, sentence, prior)

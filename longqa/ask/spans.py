@@ -252,6 +252,24 @@ def fits(span: Span, want: str) -> float:
     return 0.0
 
 
+_HEAD = re.compile(r"\b(?:what|which)\s+(?:kind of |type of |sort of )?([a-z][\w-]+)", re.I)
+_NOT_HEADS = STOPWORDS | {"year", "date", "day", "month", "time", "number", "percentage", "amount"}
+
+
+def head_noun(question: str) -> str | None:
+    """The noun a "what X" / "which X" question names ("What county ..." → county), when it
+    names one: an answer that is a county usually says "County"."""
+    match = _HEAD.search(question)
+    word = match.group(1).lower() if match else None
+    return word if word and word not in _NOT_HEADS else None
+
+
+def names_head(span: Span, head: str | None) -> bool:
+    """The span carries the question's head noun ("Avery County" for "what county")."""
+    return bool(head) and span.kind in ("name", "phrase") and any(
+        w == head or w.rstrip("s") == head.rstrip("s") for w in words(span.text))
+
+
 def repeats_question(span: Span, question: str) -> bool:
     """A span made only of the question's own words does not answer it, nor does a figure or
     date that holds a number the question states ("3 June 1925" for "the King who made the 1925
