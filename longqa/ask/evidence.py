@@ -39,6 +39,7 @@ from longqa.ask.prompts import evidence_prompt
 from longqa.models.base import Generator
 from longqa.retrieve.bm25 import matched_terms
 from longqa.retrieve.terms import content_terms
+from longqa.store.nodes import leaf_count
 
 COVERAGE_MIN = 0.8
 COSINE_MIN = 0.42
@@ -72,7 +73,7 @@ def term_weights(
 ) -> dict[str, tuple[float, int]]:
     """Per content word of the question: (IDF over leaves, leaves containing it, capped at 1000)."""
     counts = {t: n for t, n in matched_terms(db, question, doc_ids).items() if t not in META_WORDS}
-    total = _leaf_count(db, doc_ids) or 1
+    total = leaf_count(db, doc_ids) or 1
     return {term: (math.log(1 + total / (1 + min(n, total))), n) for term, n in counts.items()}
 
 
@@ -106,15 +107,6 @@ def check(
     else:
         found = coverage >= coverage_min or max_cosine >= cosine_min
     return EvidenceCheck(found=found, coverage=coverage, max_cosine=max_cosine, missing=missing, weights=present)
-
-
-def _leaf_count(db: sqlite_utils.Database, doc_ids: list[int] | None) -> int:
-    if not doc_ids:
-        return db.execute("SELECT count(*) FROM nodes WHERE kind = 'paragraph'").fetchone()[0]
-    marks = ",".join("?" * len(doc_ids))
-    return db.execute(
-        f"SELECT count(*) FROM nodes WHERE kind = 'paragraph' AND doc_id IN ({marks})", list(doc_ids)
-    ).fetchone()[0]
 
 
 def probe(generator: Generator, question: str, texts: list[str], max_tokens: int) -> float:

@@ -57,11 +57,11 @@ def ask(
     from longqa.ask.lazy import LazyGenerator, warm_up
     from longqa.ask.pipeline import Pipeline
     from longqa.models.resolve import load_embedder, load_generator
-    from longqa.store.documents import resolve
+    from longqa.store.documents import document_count, resolve
 
     warm_up(tokens.encoding)  # the budget is counted in cl100k tokens; load the ranks meanwhile
     store = db_from(db, readonly=True)
-    if store.execute("SELECT count(*) FROM documents").fetchone()[0] == 0:
+    if document_count(store) == 0:
         raise LongqaError("the store is empty: add documents with `longqa ingest PATH`")
     doc_ids = [resolve(store, ref)["id"] for ref in doc] if doc else None
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)

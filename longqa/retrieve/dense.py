@@ -10,7 +10,8 @@ import numpy as np
 import sqlite_utils
 
 from longqa.retrieve.bm25 import Hit
-from longqa.store.vectors import leaf_count, load_vectors, stale_message
+from longqa.store.nodes import leaf_count
+from longqa.store.vectors import documents_missing_vectors, load_vectors, stale_message
 
 
 def search(
@@ -60,9 +61,6 @@ def missing_note(db: sqlite_utils.Database, model: str) -> str | None:
     missing = leaf_count(db) - len(load_vectors(db, model))
     if missing <= 0:
         return None
-    docs = db.execute(
-        "SELECT count(DISTINCT n.doc_id) FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id "
-        "WHERE n.kind = 'paragraph' AND e.node_id IS NULL"
-    ).fetchone()[0]
+    docs = documents_missing_vectors(db)
     return (f"{missing} leaves in {docs} document(s) have no vectors yet, so BM25 alone ranks them "
             "(embedding unfinished: `longqa ingest` of the same files or `longqa reindex` completes it)")

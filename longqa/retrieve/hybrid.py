@@ -20,6 +20,8 @@ from longqa.retrieve import bm25, dense
 from longqa.retrieve.bm25 import Hit
 from longqa.retrieve.docnames import name_scores
 from longqa.retrieve.fusion import RELATIVE_CUTOFF, Fused, fuse
+from longqa.store.documents import document_count
+from longqa.store.nodes import documents_of
 
 MODES = ("hybrid", "bm25", "dense")
 NAMED_DOC_MIN = 0.75  # a document is "named" when its name-match is at least this x the best
@@ -109,7 +111,7 @@ class HybridRetriever:
             seconds["dense"] = time.perf_counter() - tick
 
         candidates = fuse(bm25_hits, dense_hits, pattern, cutoff=0.0)
-        doc_of = _documents_of(self.db, [c.node_id for c in candidates])
+        doc_of = documents_of(self.db, [c.node_id for c in candidates])
         if named:
             for c in candidates:
                 prior = named.get(doc_of.get(c.node_id, -1), 0.0)
@@ -131,11 +133,4 @@ def _union(first: list[Hit], second: list[Hit]) -> list[Hit]:
 def _doc_count(db: sqlite_utils.Database, doc_ids: list[int] | None) -> int:
     if doc_ids:
         return len(set(doc_ids))
-    return db.execute("SELECT count(*) FROM documents").fetchone()[0]
-
-
-def _documents_of(db: sqlite_utils.Database, node_ids: list[int]) -> dict[int, int]:
-    if not node_ids:
-        return {}
-    marks = ",".join("?" * len(node_ids))
-    return dict(db.execute(f"SELECT id, doc_id FROM nodes WHERE id IN ({marks})", node_ids).fetchall())
+    return document_count(db)
