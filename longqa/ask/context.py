@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from longqa import tokens
 from longqa.ask.refine import Selection
 from longqa.store.documents import DocumentLabel
-from longqa.structure.tree import Node, walk
+from longqa.tree_types import Node, walk
 
 PATH_SEPARATOR = " > "
 

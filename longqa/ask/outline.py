@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from longqa.ask.prompts import outline_prompt
 from longqa.models.base import Generator
-from longqa.structure.tree import Node, walk
+from longqa.tree_types import Node, walk
 
 MAX_ENTRIES = 10
 SUMMARY_WORDS = 14

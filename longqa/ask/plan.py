@@ -24,7 +24,7 @@ from longqa.retrieve.docscore import candidate_documents, document_scores, docum
 from longqa.retrieve.local import local_scores
 from longqa.store.documents import DocumentLabel, document_labels
 from longqa.store.nodes import load_tree
-from longqa.structure.tree import Node, walk
+from longqa.tree_types import Node, walk
 
 
 class Planner:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from longqa import tokens
-from longqa.structure.tree import Node, walk
+from longqa.tree_types import Node, walk
 
 
 MIN_RELATIVE = 0.1

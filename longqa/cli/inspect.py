@@ -16,7 +16,7 @@ from longqa.names import shown
 from longqa.store.db import exposed_files
 from longqa.store.documents import delete_document, get_document, list_documents, resolve
 from longqa.store.nodes import get_node, load_tree
-from longqa.structure.tree import Node
+from longqa.tree_types import Node
 
 
 def pages(node: Node | dict) -> str:

@@ -12,7 +12,7 @@ from longqa.errors import AmbiguousError, NotFoundError
 from longqa.names import as_text, shown, stored_path
 from longqa.store.db import now, transaction
 from longqa.store.nodes import CHUNK, FIELDS
-from longqa.structure.tree import Node, walk
+from longqa.tree_types import Node, walk
 
 
 @dataclass

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from longqa.errors import NotFoundError
-from longqa.structure.tree import Node
+from longqa.tree_types import Node
 
 FIELDS = (  # the nodes table's columns, in order; Node has a field of each name
     "id", "doc_id", "parent_id", "kind", "title", "text", "summary", "path", "ord", "depth",
