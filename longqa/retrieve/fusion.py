@@ -1,9 +1,14 @@
-"""Hybrid score fusion (OkraLong's assembled retriever): min-max each list, weight, add, cut.
+"""Hybrid score fusion (OkraLong's assembled retriever): normalise, weight, name prior, cut.
 
-Each retriever's top-k scores are min-max normalised to [0, 1] on their own (BM25 and cosine live
-on unrelated scales), combined with weights that lean 3:2 toward the side the question's
-information pattern favours (1:1 when it favours both), and candidates below 0.1 x the best fused
-score are dropped.
+The one scoring path of first-stage retrieval, in this order:
+1. each retriever's top-k scores are min-max normalised to [0, 1] on their own (BM25 and cosine
+   live on unrelated scales);
+2. they are combined with weights that lean 3:2 toward the side the question's information
+   pattern favours (1:1 when it favours both);
+3. when the question names some documents (docnames.py), a leaf's score is multiplied by
+   (1 + NAME_BOOST x its document's name match) / (1 + NAME_BOOST), so leaves of documents the
+   question does not name count 1 / (1 + NAME_BOOST) as much;
+4. candidates below 0.1 x the best score are dropped.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from longqa.retrieve.bm25 import Hit
 
 PATTERNS = ("exact", "semantic", "both")
 RELATIVE_CUTOFF = 0.1
+NAME_BOOST = 3.0
 
 
 @dataclass
@@ -50,9 +56,16 @@ def fuse(
     bm25_hits: list[Hit],
     dense_hits: list[Hit],
     pattern: str = "both",
+    name_match: dict[int, float] | None = None,
+    doc_of: dict[int, int] | None = None,
+    *,
+    name_boost: float = NAME_BOOST,
     cutoff: float = RELATIVE_CUTOFF,
 ) -> list[Fused]:
-    """Fused candidates, best first, without those under `cutoff` x the best fused score."""
+    """Fused candidates, best first, without those under `cutoff` x the best score.
+
+    `name_match` (document id -> how well the question names it, in [0, 1]) and `doc_of` (leaf
+    id -> document id) give the document-name prior; without them no leaf is down-weighted."""
     w_bm25, w_dense = weights(pattern)
     if not dense_hits:  # one retriever only: its normalised score is the fused score
         w_bm25, w_dense = 1.0, 0.0
@@ -64,9 +77,11 @@ def fuse(
     fused = []
     for node_id in dict.fromkeys([*raw_bm25, *raw_dense]):
         b, d = norm_bm25.get(node_id, 0.0), norm_dense.get(node_id, 0.0)
-        fused.append(
-            Fused(node_id, w_bm25 * b + w_dense * d, b, d, raw_bm25.get(node_id), raw_dense.get(node_id))
-        )
+        score = w_bm25 * b + w_dense * d
+        if name_match:
+            prior = name_match.get((doc_of or {}).get(node_id, -1), 0.0)
+            score *= (1 + name_boost * prior) / (1 + name_boost)
+        fused.append(Fused(node_id, score, b, d, raw_bm25.get(node_id), raw_dense.get(node_id)))
     fused.sort(key=lambda f: (-f.score, f.node_id))
     if not fused:
         return []

@@ -4,8 +4,8 @@
 2. When the question names some documents (docnames.py) and they are not all of them, both
    retrievers run once more restricted to those documents, so a big shelf cannot crowd the named
    filing out of the top k. BM25 statistics are global, so restricted and global scores compare.
-3. Fusion (fusion.py): min-max per retriever, weights by pattern, 0.1 x best cutoff; then leaves
-   of documents the question does not name are down-weighted by 1 / (1 + NAME_BOOST).
+3. Fusion (fusion.fuse, the one scoring path): min-max per retriever, weights by pattern, leaves
+   of documents the question does not name down-weighted by 1 / (1 + NAME_BOOST), 0.1 x best cut.
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ import sqlite_utils
 from longqa.retrieve import bm25, dense
 from longqa.retrieve.bm25 import Hit
 from longqa.retrieve.docnames import name_scores
-from longqa.retrieve.fusion import RELATIVE_CUTOFF, Fused, fuse
+from longqa.retrieve.fusion import Fused, fuse
 from longqa.store.documents import document_count
 from longqa.store.nodes import documents_of
 
 MODES = ("hybrid", "bm25", "dense")
 NAMED_DOC_MIN = 0.75  # a document is "named" when its name-match is at least this x the best
-NAME_BOOST = 3.0
 QUERY_CACHE = 16  # query vectors kept (a question, its sub-questions and bridge queries)
 
 
@@ -110,16 +109,8 @@ class HybridRetriever:
             dense_hits = _union(found[0], found[1]) if narrow else found[0]
             seconds["dense"] = time.perf_counter() - tick
 
-        candidates = fuse(bm25_hits, dense_hits, pattern, cutoff=0.0)
-        doc_of = documents_of(self.db, [c.node_id for c in candidates])
-        if named:
-            for c in candidates:
-                prior = named.get(doc_of.get(c.node_id, -1), 0.0)
-                c.score *= (1 + NAME_BOOST * prior) / (1 + NAME_BOOST)
-            candidates.sort(key=lambda c: (-c.score, c.node_id))
-        if candidates:
-            best = candidates[0].score
-            candidates = [c for c in candidates if c.score >= RELATIVE_CUTOFF * best and c.score > 0]
+        doc_of = documents_of(self.db, list(dict.fromkeys(h.node_id for h in [*bm25_hits, *dense_hits])))
+        candidates = fuse(bm25_hits, dense_hits, pattern, named, doc_of)
         seconds["total"] = time.perf_counter() - started
         return Retrieval(query, candidates, bm25_hits, dense_hits, named, doc_of, seconds)
 
