@@ -54,7 +54,8 @@ def ask(
     if retrieval not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
     from longqa import tokens
-    from longqa.ask.lazy import LazyGenerator, warm_up
+    from longqa.ask.lazy import warm_up
+    from longqa.models.lazy import LazyModel
     from longqa.ask.pipeline import Pipeline
     from longqa.models.resolve import load_embedder, load_generator
     from longqa.store.documents import document_count, resolve
@@ -66,7 +67,7 @@ def ask(
     doc_ids = [resolve(store, ref)["id"] for ref in doc] if doc else None
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
     needs_generator = not (context_only and no_analysis)
-    generator = LazyGenerator(lambda: load_generator(model, llm_url)) if needs_generator else None
+    generator = LazyModel(lambda: load_generator(model, llm_url)) if needs_generator else None
     embedder = load_embedder(embed_model, llm_url) if retrieval != "bm25" else None
     pipeline = Pipeline(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
