@@ -9,7 +9,7 @@ import pytest
 
 import longqa.models.resolve as resolve
 from longqa.cli import main
-from tests.ask_support import FakeGenerator
+from tests.fakes import FakeGenerator
 
 QUESTION = "How fast do the emergency diesel generators start after a grid loss?"
 

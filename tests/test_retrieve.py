@@ -8,7 +8,8 @@ from longqa.retrieve.docnames import name_scores, name_terms
 from longqa.retrieve.fusion import fuse, min_max, weights
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.retrieve.terms import content_terms, fts_match
-from tests.ask_support import FakeEmbedder, build_store, reactor_handbook
+from tests.ask_support import build_store, reactor_handbook
+from tests.fakes import FakeEmbedder
 
 NASTY = [
     '"unbalanced quote about coolant',
