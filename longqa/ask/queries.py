@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 
 from longqa.ask import prompts
+from longqa.ask.settings import EXPANSION
 from longqa.models.base import Generator
 from longqa.retrieve.terms import STOPWORDS, content_terms
 
-MAX_QUERY_CHARS = 120
-MAX_KNOWN_CHARS = 120
+MAX_QUERY_CHARS = EXPANSION.max_query_chars  # tunables: ask/settings.py ExpansionSettings
+MAX_KNOWN_CHARS = EXPANSION.max_known_chars
 
 BRIDGE_GRAMMAR = (
     f'root ::= " " known "\\n{prompts.NEXT_QUERY} " query\n'

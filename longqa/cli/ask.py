@@ -77,7 +77,7 @@ def ask(
     if context_only:
         refined = pipeline.retrieve_context(question, doc_ids)
         _note_load(refined, generator)
-        _report(refined, explain)
+        _report(refined, explain, settings=pipeline.settings_in_effect())
         if as_json:
             print_json(refined.as_json())
         elif refined.found:
@@ -98,7 +98,7 @@ def ask(
     result = stream.result
     assert result is not None
     _note_load(result.refined, generator)
-    _report(result.refined, explain, result.grounding)
+    _report(result.refined, explain, result.grounding, pipeline.settings_in_effect())
     if as_json:
         print_json(result.as_json())
     elif result.refined.found:
@@ -115,10 +115,10 @@ def _note_load(refined, generator) -> None:
         refined.timings["generator_load"] = seconds
 
 
-def _report(refined, explain: bool, grounding=None) -> None:
+def _report(refined, explain: bool, grounding=None, settings=None) -> None:
     """--explain on stderr; without it, still one stderr line per degradation (e.g. no vectors)."""
     if explain:
-        print_explain(refined, grounding)
+        print_explain(refined, grounding, settings)
         return
     for note in refined.notes:
         console_err().print(f"longqa: warning: {note}", markup=False, highlight=False)

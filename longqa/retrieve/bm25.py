@@ -16,15 +16,11 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from longqa.retrieve.settings import RETRIEVAL
 from longqa.retrieve.terms import content_terms, fts_match
 from longqa.store import fts
 from longqa.store.nodes import id_range
 
-# bm25() weights per FTS column (title, path, text). Leaves have no title of their own; the path
-# counts less than the text because every leaf of a section repeats it.
-COLUMN_WEIGHTS = (0.0, 0.6, 1.0)
-OVERFETCH = 4  # rows asked of FTS5 per wanted leaf (section nodes are in the index too)
-TERM_COUNT_CAP = 1000  # leaves counted per question term: enough to tell rare from common
 
 
 @dataclass
@@ -43,12 +39,12 @@ def search(
     ranges = [id_range(db, d) for d in doc_ids] if doc_ids else [None]
     hits: list[Hit] = []
     for span in ranges:
-        rows = fts.match_rows(db, match, COLUMN_WEIGHTS, k * OVERFETCH, span)
+        rows = fts.match_rows(db, match, RETRIEVAL.column_weights, k * RETRIEVAL.overfetch, span)
         keep = fts.leaf_ids_among(db, [node_id for node_id, _ in rows], doc_ids)
         hits += [Hit(node_id, score) for node_id, score in rows if node_id in keep]
     hits.sort(key=lambda h: (-h.score, h.node_id))
     if len(hits) < k:  # many section nodes among the best rows: ask again, filtering in SQL
-        hits = [Hit(*row) for row in fts.match_leaves(db, match, COLUMN_WEIGHTS, k, doc_ids)]
+        hits = [Hit(*row) for row in fts.match_leaves(db, match, RETRIEVAL.column_weights, k, doc_ids)]
     return hits[:k]
 
 
@@ -56,7 +52,7 @@ def matched_terms(db: sqlite_utils.Database, question: str, doc_ids: list[int] |
     """For each content term of `question`, how many leaves contain it (0 = the store never says it;
     counting stops at 1000). The lexical half of the "nothing relevant" decision."""
     # Only the text column: a term that appears solely in titles is not evidence of content.
-    return {term: fts.leaves_matching(db, f'text : "{term}"', doc_ids, TERM_COUNT_CAP)
+    return {term: fts.leaves_matching(db, f'text : "{term}"', doc_ids, RETRIEVAL.term_count_cap)
             for term in content_terms(question)[:32]}
 
 
@@ -73,5 +69,5 @@ def scores_in_documents(db: sqlite_utils.Database, question: str, doc_ids: list[
     for doc_id in doc_ids:
         span = id_range(db, doc_id)
         if span is not None:
-            found.update(fts.match_rows(db, match, COLUMN_WEIGHTS, -1, span))
+            found.update(fts.match_rows(db, match, RETRIEVAL.column_weights, -1, span))
     return found

@@ -6,9 +6,10 @@ The one scoring path of first-stage retrieval, in this order:
 2. they are combined with weights that lean 3:2 toward the side the question's information
    pattern favours (1:1 when it favours both);
 3. when the question names some documents (docnames.py), a leaf's score is multiplied by
-   (1 + NAME_BOOST x its document's name match) / (1 + NAME_BOOST), so leaves of documents the
-   question does not name count 1 / (1 + NAME_BOOST) as much;
-4. candidates below 0.1 x the best score are dropped.
+   (1 + name_boost x its document's name match) / (1 + name_boost), so leaves of documents the
+   question does not name count 1 / (1 + name_boost) as much;
+4. candidates below relative_cutoff (0.1) x the best score are dropped.
+The numbers are retrieve/settings.py's.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from longqa.retrieve.bm25 import Hit
+from longqa.retrieve.settings import RETRIEVAL
 
 PATTERNS = ("exact", "semantic", "both")
-RELATIVE_CUTOFF = 0.1
-NAME_BOOST = 3.0
 
 
 @dataclass
@@ -32,12 +32,12 @@ class Fused:
     dense_raw: float | None = None
 
 
-def weights(pattern: str) -> tuple[float, float]:
+def weights(pattern: str, lean: float = RETRIEVAL.pattern_lean) -> tuple[float, float]:
     """(BM25 weight, dense weight) for an information pattern: exact, semantic or both."""
     if pattern == "exact":
-        return 0.6, 0.4
+        return lean, 1 - lean
     if pattern == "semantic":
-        return 0.4, 0.6
+        return 1 - lean, lean
     return 0.5, 0.5
 
 
@@ -59,14 +59,15 @@ def fuse(
     name_match: dict[int, float] | None = None,
     doc_of: dict[int, int] | None = None,
     *,
-    name_boost: float = NAME_BOOST,
-    cutoff: float = RELATIVE_CUTOFF,
+    name_boost: float = RETRIEVAL.name_boost,
+    cutoff: float = RETRIEVAL.relative_cutoff,
+    lean: float = RETRIEVAL.pattern_lean,
 ) -> list[Fused]:
     """Fused candidates, best first, without those under `cutoff` x the best score.
 
     `name_match` (document id -> how well the question names it, in [0, 1]) and `doc_of` (leaf
     id -> document id) give the document-name prior; without them no leaf is down-weighted."""
-    w_bm25, w_dense = weights(pattern)
+    w_bm25, w_dense = weights(pattern, lean)
     if not dense_hits:  # one retriever only: its normalised score is the fused score
         w_bm25, w_dense = 1.0, 0.0
     elif not bm25_hits:

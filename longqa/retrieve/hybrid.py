@@ -20,12 +20,11 @@ from longqa.retrieve import bm25, dense
 from longqa.retrieve.bm25 import Hit
 from longqa.retrieve.docnames import name_scores
 from longqa.retrieve.fusion import Fused, fuse
+from longqa.retrieve.settings import RETRIEVAL, RetrievalSettings
 from longqa.store.documents import document_count
 from longqa.store.nodes import documents_of
 
 MODES = ("hybrid", "bm25", "dense")
-NAMED_DOC_MIN = 0.75  # a document is "named" when its name-match is at least this x the best
-QUERY_CACHE = 16  # query vectors kept (a question, its sub-questions and bridge queries)
 
 
 @dataclass
@@ -51,7 +50,8 @@ class HybridRetriever:
     db: sqlite_utils.Database
     embedder: object | None = None  # longqa.models.base.Embedder
     mode: str = "hybrid"
-    k: int = 20
+    k: int = RETRIEVAL.k
+    settings: RetrievalSettings = RETRIEVAL  # the other tunables (retrieve/settings.py)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -76,7 +76,7 @@ class HybridRetriever:
         """The query's vector. One question is embedded once: retrieval, whole-document scoring
         and the answer's sentence focus all ask for it."""
         if text not in self._embedded:
-            if len(self._embedded) >= QUERY_CACHE:
+            if len(self._embedded) >= self.settings.query_cache:
                 self._embedded.pop(next(iter(self._embedded)))
             self._embedded[text] = self.embedder.embed([text])[0]
         return self._embedded[text]
@@ -88,7 +88,7 @@ class HybridRetriever:
         seconds: dict[str, float] = {}
         started = time.perf_counter()
         named = name_scores(self.db, query, doc_ids)
-        named_ids = [d for d, s in named.items() if s >= NAMED_DOC_MIN]
+        named_ids = [d for d, s in named.items() if s >= self.settings.named_doc_min]
         narrow = named_ids if named_ids and len(named_ids) < _doc_count(self.db, doc_ids) else None
 
         bm25_hits: list[Hit] = []
@@ -110,7 +110,8 @@ class HybridRetriever:
             seconds["dense"] = time.perf_counter() - tick
 
         doc_of = documents_of(self.db, list(dict.fromkeys(h.node_id for h in [*bm25_hits, *dense_hits])))
-        candidates = fuse(bm25_hits, dense_hits, pattern, named, doc_of)
+        candidates = fuse(bm25_hits, dense_hits, pattern, named, doc_of, name_boost=self.settings.name_boost,
+                          cutoff=self.settings.relative_cutoff, lean=self.settings.pattern_lean)
         seconds["total"] = time.perf_counter() - started
         return Retrieval(query, candidates, bm25_hits, dense_hits, named, doc_of, seconds)
 
