@@ -6,7 +6,7 @@ import pytest
 
 from longqa.models.counting import CountingEmbedder, CountingGenerator, Usage
 from longqa.models.lazy import LazyModel, model_of
-from tests.ask_support import FakeEmbedder, FakeGenerator
+from tests.fakes import FakeEmbedder, FakeGenerator
 
 
 def test_a_lazy_model_loads_once_at_first_use_and_checks_before_handing_out():

@@ -121,7 +121,7 @@ def test_fusion_with_one_retriever_uses_its_scores_alone():
 
 
 def test_the_name_prior_weights_before_the_cutoff():
-    """Step 3 before step 4: a leaf of an unnamed document counts 1 / (1 + NAME_BOOST) as much,
+    """Step 3 before step 4: a leaf of an unnamed document counts 1 / (1 + name_boost) as much,
     and the 0.1 x best cut-off is taken after that, so it can drop the leaf."""
     lexical = [Hit(1, 1.0), Hit(2, 0.3), Hit(3, 0.0)]  # normalised 1, 0.3, 0
     doc_of = {1: 10, 2: 20, 3: 10}

@@ -5,7 +5,7 @@
    retrievers run once more restricted to those documents, so a big shelf cannot crowd the named
    filing out of the top k. BM25 statistics are global, so restricted and global scores compare.
 3. Fusion (fusion.fuse, the one scoring path): min-max per retriever, weights by pattern, leaves
-   of documents the question does not name down-weighted by 1 / (1 + NAME_BOOST), 0.1 x best cut.
+   of documents the question does not name down-weighted by 1 / (1 + name_boost), 0.1 x best cut (retrieve/settings.py).
 """
 
 from __future__ import annotations
