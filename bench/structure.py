@@ -19,7 +19,8 @@ from pathlib import Path
 from longqa.models.resolve import load_embedder, load_generator
 from longqa.parse import parse_file
 from longqa.parse.blocks import ParsedDocument
-from longqa.structure.llm import CountingGenerator, LlmStructurer, StructureOptions
+from longqa.models.counting import CountingGenerator
+from longqa.structure.llm import LlmStructurer, StructureOptions
 from longqa.structure.titles import summarize_sections
 from longqa.structure.tree import sections
 from longqa.tokens import count, truncate

@@ -29,7 +29,7 @@ from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
 from longqa.store.documents import DocumentRecord, find_by_path, save_document
 from longqa.structure.choose import LlmStructurer, structure_document
-from longqa.structure.tree import Node, walk
+from longqa.tree_types import Node, walk
 
 
 # Write errors that no later document could escape: the batch ends on them.

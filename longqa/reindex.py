@@ -15,9 +15,9 @@ import numpy as np
 import sqlite_utils
 
 from longqa.embedding import LeafEmbedder, embedding_text
-from longqa.store.db import transaction
 from longqa.store.documents import list_documents
-from longqa.store.vectors import forget_vectors
+from longqa.store.nodes import leaf_texts
+from longqa.store.vectors import document_vector_counts, forget_vectors, replace_document_vectors
 
 
 @dataclass
@@ -52,37 +52,14 @@ def reindex(
 
 def reindex_document(db: sqlite_utils.Database, embedder: LeafEmbedder, doc: dict, *, force: bool = False) -> ReindexResult:
     started = time.perf_counter()
-    rows = db.execute(
-        "SELECT id, path, text FROM nodes WHERE doc_id = ? AND kind = 'paragraph' ORDER BY id", [doc["id"]]
-    ).fetchall()
-    result = ReindexResult(id=doc["id"], path=doc["path"], status="current", leaves=len(rows))
-    if not force and _is_current(db, doc["id"], embedder.name, len(rows)):
+    leaves = leaf_texts(db, doc["id"])
+    result = ReindexResult(id=doc["id"], path=doc["path"], status="current", leaves=len(leaves))
+    if not force and document_vector_counts(db, doc["id"], embedder.name) == (len(leaves), 0):
         return result
-    vectors = embedder.embed([embedding_text(path, text) for _, path, text in rows]) if rows else np.zeros((0, 0))
-    with transaction(db) as conn:
-        sha = conn.execute("SELECT sha256 FROM documents WHERE id = ?", (doc["id"],)).fetchone()
-        if sha is None or sha[0] != doc["sha256"]:
-            result.status = "changed"
-        else:
-            conn.execute(
-                "DELETE FROM embeddings WHERE node_id IN (SELECT id FROM nodes WHERE doc_id = ?)", (doc["id"],)
-            )
-            conn.executemany(
-                "INSERT INTO embeddings (node_id, model, dim, vector) VALUES (?,?,?,?)",
-                [
-                    (node_id, embedder.name, int(vector.shape[0]), np.asarray(vector, np.float32).tobytes())
-                    for (node_id, _, _), vector in zip(rows, vectors)
-                ],
-            )
-            result.status = "reindexed"
+    texts = [embedding_text(leaf.path, leaf.text) for leaf in leaves]
+    vectors = embedder.embed(texts) if leaves else np.zeros((0, 0))
+    replaced = replace_document_vectors(db, doc["id"], doc["sha256"], embedder.name,
+                                        [leaf.node_id for leaf in leaves], vectors)
+    result.status = "reindexed" if replaced else "changed"
     result.seconds = round(time.perf_counter() - started, 3)
     return result
-
-
-def _is_current(db: sqlite_utils.Database, doc_id: int, model: str, leaves: int) -> bool:
-    current, other = db.execute(
-        "SELECT COALESCE(SUM(e.model = ?), 0), COALESCE(SUM(e.model != ?), 0) "
-        "FROM embeddings e JOIN nodes n ON n.id = e.node_id WHERE n.doc_id = ?",
-        [model, model, doc_id],
-    ).fetchone()
-    return current == leaves and other == 0

@@ -1,26 +1,16 @@
-"""Fakes and store builders for the `ask` tests.
+"""Store builders and a pipeline maker for the `ask` tests.
 
-The fakes implement the Generator and Embedder protocols deterministically so tests can check
-control flow (which calls happen, what the output contains) without loading a model. Stores are
-real SQLite files filled by the real ingest path from generated markdown and PDF documents.
+Stores are real SQLite files filled by the real ingest path from generated markdown and PDF
+documents; the fake models come from tests/fakes.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from pathlib import Path
 
-import numpy as np
-
-from longqa import tokens
 from longqa.ingest import Ingestor
 from longqa.store import open_db
-
-
-# The bag-of-words fake's cosines run lower than all-MiniLM-L6-v2's, for which the default
-# "nothing relevant" cosine threshold (0.42) is calibrated; tests with the fake use this one.
-FAKE_COSINE_MIN = 0.3
+from tests.fakes import FAKE_COSINE_MIN, FakeEmbedder, FakeGenerator
 
 
 def make_pipeline(db, generator=None, **options):
@@ -29,77 +19,6 @@ def make_pipeline(db, generator=None, **options):
 
     options.setdefault("cosine_min", FAKE_COSINE_MIN)
     return Pipeline(db, generator if generator is not None else FakeGenerator(), FakeEmbedder(), **options)
-
-
-class FakeEmbedder:
-    """Bag of words hashed into 256 dimensions: texts sharing words are close, others are not."""
-
-    name = "fake-bow-256"
-    dim = 256
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"[a-z0-9]+", text.lower()):
-                word = word[:6]  # a crude stem: "reactors" and "reactor" meet
-                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.maximum(norms, 1e-12)
-
-
-class FakeGenerator:
-    """A scripted generator. It records every call; label probabilities come from `choose`.
-
-    - label_probs: `choose(prompt, labels)` may return a label to favour (p = 0.8), else uniform.
-    - complete/stream with a grammar: canned lines in the grammar's shape (next query, split).
-    - answers: "<first sentence of passage 1> [1]" streamed word by word.
-    """
-
-    name = "fake-generator"
-    n_ctx = 8192
-
-    def __init__(self, choose=None, next_queries: list[str] | None = None, splits: list[str] | None = None):
-        self.choose = choose or (lambda prompt, labels: None)
-        self.next_queries = list(next_queries or [])
-        self.splits = list(splits or [])
-        self.calls: list[tuple[str, str]] = []  # (kind, prompt)
-
-    def count_tokens(self, text: str) -> int:
-        return tokens.count(text)
-
-    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
-        self.calls.append(("label_probs", prompt))
-        favoured = self.choose(prompt, labels)
-        if favoured is None:
-            return {label: 1.0 / len(labels) for label in labels}
-        rest = (1.0 - 0.8) / max(len(labels) - 1, 1)
-        return {label: 0.8 if label == favoured else rest for label in labels}
-
-    def complete(self, prompt, *, max_tokens=256, stop=None, grammar=None, temperature=0.0) -> str:
-        return "".join(self.stream(prompt, max_tokens=max_tokens, stop=stop, grammar=grammar,
-                                   temperature=temperature))
-
-    def stream(self, prompt, *, max_tokens=256, stop=None, grammar=None, temperature=0.0):
-        self.calls.append(("generate", prompt))
-        if grammar and "Next query" in grammar:
-            query = self.next_queries.pop(0) if self.next_queries else "What is the question again?"
-            text = f" The context names something.\nNext query: {query}"
-        elif grammar and "Sub-question 2" in grammar:
-            first, second = (self.splits + ["part one?", "part two?"])[:2]
-            text = f" {first}\nSub-question 2: {second}"
-        else:
-            text = " " + self._answer(prompt)
-        for piece in re.findall(r"\s*\S+", text):
-            yield piece
-
-    @staticmethod
-    def _answer(prompt: str) -> str:
-        passages = prompt.rsplit("Passages:\n", 1)[-1]  # the real passages come after the example
-        match = re.search(r"(?:^|\n)\[1\][^\n]*\n([^\n]+)", passages)
-        if not match:
-            return "The documents do not say."
-        sentence = re.split(r"(?<=[.!?])\s", match.group(1).strip())[0]
-        return f"{sentence} [1]"
 
 
 def build_store(db_path: Path, documents: dict[str, str], tmp_path: Path, embedder=None):

@@ -53,9 +53,10 @@ def isolated_home(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def store(tmp_path, db_path, monkeypatch):
     """A real store of the generated reactor handbook, with the CLI's model loaders answering with
-    the shared fakes (tests/ask_support.py): for tests of the `ask` command's control flow."""
+    the shared fakes (tests/fakes.py): for tests of the `ask` command's control flow."""
     from longqa.models import resolve
-    from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, reactor_handbook
+    from tests.ask_support import build_store, reactor_handbook
+    from tests.fakes import FakeEmbedder, FakeGenerator
 
     build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
     monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())

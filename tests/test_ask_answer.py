@@ -5,7 +5,8 @@ import pytest
 from longqa.ask.answer import AnswerGuard
 from longqa.ask.citations import cited_numbers
 from longqa.ask.evidence import check, holds_answer, top_share
-from tests.ask_support import FakeGenerator, build_store, reactor_handbook
+from tests.ask_support import build_store, reactor_handbook
+from tests.fakes import FakeGenerator
 
 
 def guarded(text: str, size: int = 3, sentences: int = 0) -> str:

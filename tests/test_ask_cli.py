@@ -8,8 +8,9 @@ import sys
 import pytest
 
 import longqa.models.resolve as resolve
+from longqa.ask.settings import AskSettings
 from longqa.cli import main
-from tests.ask_support import FakeGenerator
+from tests.fakes import FakeGenerator
 
 QUESTION = "How fast do the emergency diesel generators start after a grid loss?"
 
@@ -54,6 +55,17 @@ def test_question_from_stdin_and_explain_on_stderr(store, monkeypatch, capsys):
     data = json.loads(out)  # stdout holds the JSON document and nothing else
     assert code == 0 and data["question"] == QUESTION
     assert "R_q" in err and "bm25" in err and "timings" in err
+
+
+def test_explain_prints_the_settings_in_effect_after_the_rest(store, monkeypatch, capsys):
+    code, _, err = longqa(monkeypatch, capsys, "ask", QUESTION, "--explain", "--confidence", "0.9",
+                          "--context-only", "-d", store)
+    assert code == 0
+    settings = err.split("\nsettings:\n", 1)[1].splitlines()
+    assert "timings" in err.split("\nsettings:\n", 1)[0]
+    assert "  search.confidence = 0.9" in settings  # the flag, not the default
+    assert "  retrieval.k = 20" in settings and "  answer.max_sources = 3" in settings
+    assert len(settings) == len(AskSettings().lines())
 
 
 def test_context_only_prints_cited_passages(store, monkeypatch, capsys):

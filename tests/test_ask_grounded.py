@@ -11,7 +11,8 @@ import pytest
 
 from longqa.ask import focus, grounded, sentences, spans
 from longqa.ask.answer import plan_answer
-from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, make_pipeline, reactor_handbook
+from tests.ask_support import build_store, make_pipeline, reactor_handbook
+from tests.fakes import FakeEmbedder, FakeGenerator
 
 TEXT = (
     "The works takes power from two feeders. If both fail, two standby diesel generators start within "

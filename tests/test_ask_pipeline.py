@@ -7,7 +7,8 @@ from longqa.ask.analyze import analyze, from_rules
 from longqa.ask.citations import cited_numbers
 from longqa.ask.queries import is_new, rule_split
 from longqa.ask.rules import information_pattern, question_type
-from tests.ask_support import FakeGenerator, build_store, make_pipeline, reactor_handbook
+from tests.ask_support import build_store, make_pipeline, reactor_handbook
+from tests.fakes import FakeGenerator
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import zlib
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from longqa.reindex import reindex
 from longqa.store.vectors import (
     StaleEmbeddings, leaves_without_vectors, load_vectors, require_current, stale_message, vector_models,
 )
+from tests.fakes import FakeEmbedder
 
 DOC = """# Pets
 
@@ -30,19 +30,8 @@ Bake the bread for forty minutes at two hundred degrees until the crust is golde
 """
 
 
-class HashEmbedder:
-    """A deterministic bag-of-words embedder for control-flow tests (no model)."""
-
-    def __init__(self, name: str = "hash-bow", dim: int = 64):
-        self.name, self.dim, self.calls = name, dim, 0
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.calls += 1
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for row, text in enumerate(texts):
-            for word in text.lower().split():
-                out[row, zlib.crc32(word.strip(".,>").encode()) % self.dim] += 1
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+def hash_embedder(name: str = "hash-bow", dim: int = 64) -> FakeEmbedder:
+    return FakeEmbedder(name, dim)
 
 
 def write_doc(tmp_path, name="doc.md", text=DOC):
@@ -56,7 +45,7 @@ def leaf_texts(db) -> dict[int, str]:
 
 
 def test_ingest_stores_one_vector_per_leaf_with_the_model_name(db, tmp_path):
-    embedder = HashEmbedder()
+    embedder = hash_embedder()
     Ingestor(db=db, embedder=embedder).ingest(write_doc(tmp_path))
     rows = db.execute("SELECT e.node_id, e.model, e.dim, length(e.vector) FROM embeddings e").fetchall()
     assert sorted(r[0] for r in rows) == sorted(leaf_texts(db))
@@ -64,7 +53,7 @@ def test_ingest_stores_one_vector_per_leaf_with_the_model_name(db, tmp_path):
 
 
 def test_search_finds_the_matching_leaf_and_respects_doc_scope(db, tmp_path):
-    embedder = HashEmbedder()
+    embedder = hash_embedder()
     ingestor = Ingestor(db=db, embedder=embedder)
     first = ingestor.ingest(write_doc(tmp_path, "a.md")).id
     second = ingestor.ingest(write_doc(tmp_path, "b.md", DOC.replace("Cats", "Dogs"))).id
@@ -83,7 +72,7 @@ def test_search_finds_the_matching_leaf_and_respects_doc_scope(db, tmp_path):
 
 
 def test_vectors_are_read_once_and_reloaded_when_the_store_changes(db, tmp_path):
-    ingestor = Ingestor(db=db, embedder=HashEmbedder())
+    ingestor = Ingestor(db=db, embedder=hash_embedder())
     ingestor.ingest(write_doc(tmp_path, "a.md"))
     first = load_vectors(db, "hash-bow")
     assert load_vectors(db, "hash-bow") is first
@@ -93,8 +82,8 @@ def test_vectors_are_read_once_and_reloaded_when_the_store_changes(db, tmp_path)
 
 
 def test_two_models_never_mix(db, tmp_path):
-    Ingestor(db=db, embedder=HashEmbedder("model-a")).ingest(write_doc(tmp_path, "a.md"))
-    Ingestor(db=db, embedder=HashEmbedder("model-b", dim=32)).ingest(write_doc(tmp_path, "b.md"))
+    Ingestor(db=db, embedder=hash_embedder("model-a")).ingest(write_doc(tmp_path, "a.md"))
+    Ingestor(db=db, embedder=hash_embedder("model-b", dim=32)).ingest(write_doc(tmp_path, "b.md"))
     assert vector_models(db) == {"model-a": 3, "model-b": 3}
     a, b = load_vectors(db, "model-a"), load_vectors(db, "model-b")
     assert (len(a), a.dim, len(b), b.dim) == (3, 64, 3, 32)
@@ -105,7 +94,7 @@ def test_two_models_never_mix(db, tmp_path):
 
 
 def test_a_store_embedded_with_another_model_asks_for_reindex(db, tmp_path):
-    Ingestor(db=db, embedder=HashEmbedder("old-model")).ingest(write_doc(tmp_path))
+    Ingestor(db=db, embedder=hash_embedder("old-model")).ingest(write_doc(tmp_path))
     assert stale_message(db, "old-model") is None
     require_current(db, "old-model")
     with pytest.raises(StaleEmbeddings, match=r"embedded with old-model \(3 vectors\).*run `longqa reindex`"):
@@ -114,9 +103,9 @@ def test_a_store_embedded_with_another_model_asks_for_reindex(db, tmp_path):
 
 
 def test_reindex_replaces_vectors_per_document_and_skips_current_ones(db, tmp_path):
-    Ingestor(db=db, embedder=HashEmbedder("old-model")).ingest(write_doc(tmp_path, "a.md"))
+    Ingestor(db=db, embedder=hash_embedder("old-model")).ingest(write_doc(tmp_path, "a.md"))
     Ingestor(db=db, embedder=None).ingest(write_doc(tmp_path, "b.md"))  # stored without vectors
-    new = HashEmbedder("new-model", dim=16)
+    new = hash_embedder("new-model", dim=16)
     results = reindex(db, new)
     assert [r.status for r in results] == ["reindexed", "reindexed"] and new.calls == 2
     assert vector_models(db) == {"new-model": 6}
@@ -128,14 +117,15 @@ def test_reindex_replaces_vectors_per_document_and_skips_current_ones(db, tmp_pa
 
 
 def test_reindex_failure_leaves_the_document_whole(db, tmp_path):
-    Ingestor(db=db, embedder=HashEmbedder("old-model")).ingest(write_doc(tmp_path))
+    Ingestor(db=db, embedder=hash_embedder("old-model")).ingest(write_doc(tmp_path))
 
-    class Broken(HashEmbedder):
-        def embed(self, texts):
-            raise RuntimeError("embedding died")
+    def die(texts):
+        raise RuntimeError("embedding died")
 
+    broken = hash_embedder("new-model")
+    broken.embed = die
     with pytest.raises(RuntimeError):
-        reindex(db, Broken("new-model"))
+        reindex(db, broken)
     assert vector_models(db) == {"old-model": 3}
 
 
@@ -200,7 +190,7 @@ def test_ingest_loads_the_embedder_only_when_something_needs_embedding(tmp_path,
     from longqa.store import open_db
 
     store, doc = tmp_path / "store.db", write_doc(tmp_path)
-    Ingestor(db=open_db(store), embedder=HashEmbedder()).ingest(doc)
+    Ingestor(db=open_db(store), embedder=hash_embedder()).ingest(doc)
     missing = str(tmp_path / "no-such-model.gguf")
     code, out, err = run_cli(monkeypatch, capsys, "ingest", str(doc), "-d", str(store), "--embed-model", missing)
     assert code == 0 and "1 skipped" in err  # unchanged: the model is never opened

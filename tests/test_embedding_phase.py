@@ -12,7 +12,8 @@ from longqa import embedding
 from longqa.ingest import Ingestor
 from longqa.store import open_db
 from longqa.store.vectors import leaf_count, leaves_without_vectors, load_vectors
-from tests.ask_support import FakeEmbedder, FakeGenerator, make_pipeline, reactor_handbook
+from tests.ask_support import make_pipeline, reactor_handbook
+from tests.fakes import FakeEmbedder, FakeGenerator
 from tests.test_ask_cli import longqa
 
 QUESTION = "How fast do the emergency diesel generators start after a grid loss?"

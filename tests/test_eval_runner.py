@@ -5,19 +5,18 @@ a model would be needed."""
 from __future__ import annotations
 
 import json
-import zlib
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from longqa.eval.baselines import Bm25Chunks, DenseChunks, FullContext, NoContext
 from longqa.eval.context import Passage, Retrieved
 from longqa.eval.data import load_questions, select
 from longqa.eval.runner import EvalSettings, Runner
-from longqa.eval.systems import Resources, make_system
+from longqa.eval.systems import LONGQA_VARIANTS, LongqaSystem, Resources, make_system
 from longqa.errors import InputError
 from tests.cli import run, run_json
+from tests.fakes import FAKE_COSINE_MIN, FakeEmbedder, FakeGenerator
 
 FILLER = "The committee met again and discussed routine matters of little consequence. " * 60
 
@@ -60,39 +59,15 @@ def questions_file(tmp_path: Path) -> Path:
     return file
 
 
-class FakeGenerator:
-    """Answers with the passage sentence that shares most words with the question; letters by
-    option text. Deterministic, no model."""
-
-    name = "fake-generator"
-    n_ctx = 4096
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def complete(self, prompt: str, *, max_tokens=256, stop=None, grammar=None, temperature=0.0) -> str:
-        return " answer"
-
-    def stream(self, prompt, **kwargs):
-        yield self.complete(prompt, **kwargs)
-
-    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
-        return {label: (0.9 if label == "B" else 0.1 / (len(labels) - 1)) for label in labels}
+def fake_generator() -> FakeGenerator:
+    """The shared fake, favouring option B of a choice question (the right letter of b1)."""
+    return FakeGenerator(choose=lambda prompt, labels: "B" if "B" in labels else None)
 
 
-class FakeEmbedder:
-    """Bag of hashed words, L2-normalised: cosine similarity tracks shared words."""
-
-    name = "fake-embedder"
-    dim = 64
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in text.lower().split():
-                out[row, zlib.crc32(word.strip(".,?").encode()) % self.dim] += 1
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1, norms)
+def longqa_with_fakes(name: str, resources: Resources, budget: int, max_steps: int) -> LongqaSystem:
+    """A longqa variant as make_system builds it, with the "nothing relevant" cosine threshold
+    of the fake embedder (as tests/ask_support.make_pipeline sets it for every ask test)."""
+    return LongqaSystem(name, resources, budget, max_steps, {**LONGQA_VARIANTS[name], "cosine_min": FAKE_COSINE_MIN})
 
 
 class RecordingSystem:
@@ -117,7 +92,7 @@ class RecordingSystem:
 
 
 def _runner(tmp_path, systems, **settings) -> Runner:
-    resources = Resources.of(FakeGenerator(), FakeEmbedder())
+    resources = Resources.of(fake_generator(), FakeEmbedder())
     by_name = {s.name: s for s in systems}
     settings = EvalSettings(systems=[s.name for s in systems], **settings)
     return Runner(settings, resources, tmp_path / "work", lambda name: by_name[name])
@@ -271,7 +246,7 @@ def test_halves_split_the_questions_stably(questions_file):
 
 
 def test_longqa_answers_come_from_ask_and_baselines_from_the_reader(questions_file, tmp_path):
-    resources = Resources.of(FakeGenerator(), FakeEmbedder())
+    resources = Resources.of(fake_generator(), FakeEmbedder())
     runner = Runner(EvalSettings(systems=["longqa", "bm25-chunks"], budget=400), resources, tmp_path / "work",
                     lambda name: make_system(name, resources, 400, 3))
     runner.run(questions_file)
@@ -336,9 +311,9 @@ def test_longqa_systems_through_the_real_pipeline_and_a_cached_store(questions_f
     """The adapter: the real ask pipeline over a real store ingested from the markdown files
     (fake models). The store is built once and reused by the next run with the same settings."""
     names = ["longqa", "longqa-no-analysis", "longqa-flat", "longqa-no-expansion", "longqa-bm25", "longqa-dense"]
-    resources = Resources.of(FakeGenerator(), FakeEmbedder())
+    resources = Resources.of(fake_generator(), FakeEmbedder())
     runner = Runner(EvalSettings(systems=names, budget=400), resources, tmp_path / "work",
-                    lambda name: make_system(name, resources, 400, 3))
+                    lambda name: longqa_with_fakes(name, resources, 400, 3))
     report = runner.run(questions_file)
     assert report["ingest"]["alpha"]["documents"] == 3 and report["ingest"]["alpha"]["ingested_now"] == 3
     records = [json.loads(line) for line in runner.results_path(questions_file).open()]
@@ -351,7 +326,7 @@ def test_longqa_systems_through_the_real_pipeline_and_a_cached_store(questions_f
     assert next(r for r in full if r["id"] == "b2")["page_hit"] == 1.0  # pages reach the measures
 
     again = Runner(EvalSettings(systems=["longqa"], budget=400), resources, tmp_path / "work",
-                   lambda name: make_system(name, resources, 400, 3))
+                   lambda name: longqa_with_fakes(name, resources, 400, 3))
     report = again.run(questions_file, fresh=True)
     assert report["ingest"]["alpha"]["ingested_now"] == 0  # the cached store was reused
     assert report["ingest"]["alpha"]["seconds_recorded"] > 0
@@ -359,7 +334,7 @@ def test_longqa_systems_through_the_real_pipeline_and_a_cached_store(questions_f
 
     # single protocol: documents enter the store question by question; dense retrieval still sees them
     single = Runner(EvalSettings(systems=["longqa"], budget=400, protocol="single"), resources,
-                    tmp_path / "work-single", lambda name: make_system(name, resources, 400, 3))
+                    tmp_path / "work-single", lambda name: longqa_with_fakes(name, resources, 400, 3))
     single.run(questions_file)
     records = [json.loads(line) for line in single.results_path(questions_file).open()]
     assert len(records) == 5 and not any("dense retrieval off" in r["note"] for r in records)

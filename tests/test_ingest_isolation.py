@@ -18,7 +18,7 @@ from longqa.cli import main
 from longqa.errors import StoreError
 from longqa.ingest import Ingestor
 from longqa.store import open_db
-from tests.ask_support import FakeEmbedder
+from tests.fakes import FakeEmbedder
 from tests.cli import run, run_json
 
 DOC = "# Handbook\n\n## Safety\n\nWear goggles in the lab at all times.\n\n## Cleaning\n\nWipe benches with ethanol.\n"

@@ -5,6 +5,7 @@ import pytest
 from longqa import tokens
 from longqa.ask.context import build_passages, render
 from longqa.ask.refine import leaf_tokens, score_trees, select, select_flat
+from longqa.store.documents import document_labels
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import Node, walk
 from tests.ask_support import build_store
@@ -97,7 +98,7 @@ def test_passages_carry_section_paths_pages_and_fit_budget(tmp_path, db_path):
     db = build_store(db_path, {"guide.md": text}, tmp_path)
     root = load_tree(db, 1)
     leaves = {n.text.split()[0]: n for n in walk(root) if n.is_leaf}
-    documents = {d["id"]: d for d in db.query("SELECT id, title, path FROM documents")}
+    documents = document_labels(db)
     scores = score_trees([root], {leaves["Herons"].id: 0.9, leaves["Oaks"].id: 0.5}, {}, 0.0)
     budget = leaf_tokens(leaves["Herons"]) + leaf_tokens(leaves["Oaks"])
     selection = select([root], scores, budget)

@@ -8,7 +8,8 @@ from longqa.retrieve.docnames import name_scores, name_terms
 from longqa.retrieve.fusion import fuse, min_max, weights
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.retrieve.terms import content_terms, fts_match
-from tests.ask_support import FakeEmbedder, build_store, reactor_handbook
+from tests.ask_support import build_store, reactor_handbook
+from tests.fakes import FakeEmbedder
 
 NASTY = [
     '"unbalanced quote about coolant',
@@ -117,6 +118,33 @@ def test_fusion_math_and_relative_cutoff():
 def test_fusion_with_one_retriever_uses_its_scores_alone():
     only = fuse([Hit(1, 5.0), Hit(2, 3.0), Hit(3, 1.0)], [], "exact")
     assert [(f.node_id, f.score) for f in only] == [(1, 1.0), (2, 0.5)]
+
+
+def test_the_name_prior_weights_before_the_cutoff():
+    """Step 3 before step 4: a leaf of an unnamed document counts 1 / (1 + name_boost) as much,
+    and the 0.1 x best cut-off is taken after that, so it can drop the leaf."""
+    lexical = [Hit(1, 1.0), Hit(2, 0.3), Hit(3, 0.0)]  # normalised 1, 0.3, 0
+    doc_of = {1: 10, 2: 20, 3: 10}
+    plain = {f.node_id: f.score for f in fuse(lexical, [], "both")}
+    assert plain == pytest.approx({1: 1.0, 2: 0.3})
+    named = {f.node_id: f.score for f in fuse(lexical, [], "both", {10: 1.0, 20: 0.0}, doc_of)}
+    assert named == pytest.approx({1: 1.0})  # 0.3 / (1 + 3) = 0.075 < 0.1: cut
+    half = {f.node_id: f.score for f in fuse(lexical, [], "both", {10: 1.0, 20: 0.5}, doc_of)}
+    assert half == pytest.approx({1: 1.0, 2: 0.3 * 2.5 / 4})
+
+
+def test_hybrid_candidates_are_exactly_the_fusion_of_its_hits(tmp_path, db_path):
+    """The retriever scores through fusion.fuse and nothing else: fusing its own hits again with the
+    same name prior gives back its candidates, scores and order."""
+    db = build_store(db_path, {
+        "NIKE_2018_10K.md": "# Annual report\n\nRevenues grew in the year.\n",
+        "AMAZON_2017_10K.md": "# Annual report\n\nRevenues grew in the year.\n",
+        "AMAZON_2019_10K.md": "# Annual report\n\nRevenues grew in the year.\n",
+    }, tmp_path)
+    result = HybridRetriever(db, FakeEmbedder()).retrieve("What was Amazon's revenue growth in FY2017?")
+    assert result.named_docs and result.bm25_hits and result.dense_hits
+    again = fuse(result.bm25_hits, result.dense_hits, "both", result.named_docs, result.doc_of)
+    assert [(c.node_id, c.score) for c in again] == [(c.node_id, c.score) for c in result.candidates]
 
 
 def test_document_names_pick_the_filing_the_question_names(tmp_path, db_path):

@@ -11,7 +11,8 @@ from longqa.retrieve.docscore import candidate_documents, document_scores, docum
 from longqa.retrieve.local import local_scores
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import walk
-from tests.ask_support import FakeEmbedder, FakeGenerator, build_store, make_pipeline, reactor_handbook
+from tests.ask_support import build_store, make_pipeline, reactor_handbook
+from tests.fakes import FakeEmbedder, FakeGenerator
 
 PAD = "The archive keeps this entry with its catalogue number and shelf mark for later readers. "
 

@@ -14,7 +14,8 @@ from longqa import embedding
 from longqa.ingest import Ingestor
 from longqa.store import open_db, transaction, vector_file
 from longqa.store.vectors import forget_vectors, load_vectors, vector_state
-from tests.ask_support import FakeEmbedder, reactor_handbook
+from tests.ask_support import reactor_handbook
+from tests.fakes import FakeEmbedder
 
 MODEL = FakeEmbedder.name
 

@@ -15,12 +15,13 @@ from typing import Iterator
 
 from longqa.ask import focus, grounded, prompts, spans
 from longqa.ask.context import Passage
+from longqa.ask.settings import ANSWER
 from longqa.models.base import Generator
 
-SHORT_ANSWER_TOKENS = 120
-LONG_ANSWER_TOKENS = 256
-LONG_SCOPE = 0.6  # R_q from which a question is answered in free text over spread sentences
-SHORT_SENTENCES, LONG_SENTENCES = 1, 6  # what a 270M model adds after a short answer is invention
+SHORT_ANSWER_TOKENS = ANSWER.short_answer_tokens  # tunables: ask/settings.py AnswerSettings
+LONG_ANSWER_TOKENS = ANSWER.long_answer_tokens
+LONG_SCOPE = ANSWER.long_scope
+SHORT_SENTENCES, LONG_SENTENCES = ANSWER.short_sentences, ANSWER.long_sentences
 # The answer is one line (ANSWER_GRAMMAR); a base model that would go on to invent the next
 # question or passage stops at the line end.
 STOP = ["\n"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from longqa.ask.settings import EXPANSION
 from longqa.retrieve.terms import STOPWORDS, content_terms, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\n+")
@@ -106,7 +107,7 @@ def bridge_entities(
     return picked
 
 
-MAX_REMAINING = 4  # question words carried into a bridge query: more make it match the question again
+MAX_REMAINING = EXPANSION.bridge_question_words  # tunables: ask/settings.py ExpansionSettings
 
 
 def bridge_query(question: str, entity: str, evidence: list[str]) -> str:

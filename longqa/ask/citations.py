@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from longqa.ask.context import Passage
+from longqa.ask.settings import ANSWER
 
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*)\]")
 
@@ -36,7 +37,7 @@ def citation_list(passages: list[Passage], cited: list[int]) -> list[dict]:
     return [{**p.citation(), "cited": p.n in chosen} for p in passages]
 
 
-MAX_SOURCES = 3
+MAX_SOURCES = ANSWER.max_sources  # tunables: ask/settings.py AnswerSettings
 
 
 def source_lines(passages: list[Passage], cited: list[int], limit: int = MAX_SOURCES) -> list[str]:

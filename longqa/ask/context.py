@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from longqa import tokens
 from longqa.ask.refine import Selection
-from longqa.structure.tree import Node, walk
+from longqa.store.documents import DocumentLabel
+from longqa.tree_types import Node, walk
 
 PATH_SEPARATOR = " > "
 
@@ -78,7 +79,7 @@ def passage_text(node: Node, with_titles: bool = True) -> str:
     return "\n\n".join(parts)
 
 
-def build_passages(selection: Selection, documents: dict[int, dict], budget: int) -> list[Passage]:
+def build_passages(selection: Selection, documents: dict[int, DocumentLabel], budget: int) -> list[Passage]:
     """Passages for the selected nodes, in selection (document) order, fitted to `budget` tokens:
     subsection titles inside sections are dropped first, then the lowest-scored passages."""
     passages = []
@@ -90,8 +91,8 @@ def build_passages(selection: Selection, documents: dict[int, dict], budget: int
         text = passage_text(node)
         passages.append(
             Passage(
-                n=0, node_id=node.id, doc_id=node.doc_id, doc=doc["title"], doc_path=doc["path"],
-                section=section_of(node, doc["title"]),
+                n=0, node_id=node.id, doc_id=node.doc_id, doc=doc.title, doc_path=doc.path,
+                section=section_of(node, doc.title),
                 page_start=min(leaf.page_start for leaf in leaves),
                 page_end=max(leaf.page_end for leaf in leaves),
                 score=selection.scores[node.id].score if node.id in selection.scores else 0.0,

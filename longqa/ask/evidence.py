@@ -36,13 +36,12 @@ import sqlite_utils
 
 from longqa import tokens
 from longqa.ask.prompts import evidence_prompt
+from longqa.ask.settings import RELEVANCE
 from longqa.models.base import Generator
 from longqa.retrieve.bm25 import matched_terms
 from longqa.retrieve.terms import content_terms
+from longqa.store.nodes import leaf_count
 
-COVERAGE_MIN = 0.8
-COSINE_MIN = 0.42
-COVERAGE_ONLY_MIN = 0.5  # without vectors (BM25 only): weaker, see above
 # Words that say what to do with the documents, not what they are about: "Summarize the emergency
 # procedures" is about emergency procedures even if no document says "summarize".
 META_WORDS = frozenset(
@@ -72,7 +71,7 @@ def term_weights(
 ) -> dict[str, tuple[float, int]]:
     """Per content word of the question: (IDF over leaves, leaves containing it, capped at 1000)."""
     counts = {t: n for t, n in matched_terms(db, question, doc_ids).items() if t not in META_WORDS}
-    total = _leaf_count(db, doc_ids) or 1
+    total = leaf_count(db, doc_ids) or 1
     return {term: (math.log(1 + total / (1 + min(n, total))), n) for term, n in counts.items()}
 
 
@@ -94,7 +93,7 @@ def _coverage(weighted: dict[str, tuple[float, int]]) -> tuple[float, list[str],
 
 def check(
     db: sqlite_utils.Database, question: str, max_cosine: float | None, doc_ids: list[int] | None = None,
-    coverage_min: float = COVERAGE_MIN, cosine_min: float = COSINE_MIN,
+    coverage_min: float = RELEVANCE.coverage_min, cosine_min: float = RELEVANCE.cosine_min,
 ) -> EvidenceCheck:
     coverage, missing, present = _coverage(term_weights(db, question, doc_ids))
     if not [t for t in content_terms(question) if t not in META_WORDS]:
@@ -102,19 +101,10 @@ def check(
         # absent, so the question is answered from whatever the retrieval ranks first.
         found = True
     elif max_cosine is None:
-        found = coverage >= min(coverage_min, COVERAGE_ONLY_MIN)
+        found = coverage >= min(coverage_min, RELEVANCE.coverage_only_min)
     else:
         found = coverage >= coverage_min or max_cosine >= cosine_min
     return EvidenceCheck(found=found, coverage=coverage, max_cosine=max_cosine, missing=missing, weights=present)
-
-
-def _leaf_count(db: sqlite_utils.Database, doc_ids: list[int] | None) -> int:
-    if not doc_ids:
-        return db.execute("SELECT count(*) FROM nodes WHERE kind = 'paragraph'").fetchone()[0]
-    marks = ",".join("?" * len(doc_ids))
-    return db.execute(
-        f"SELECT count(*) FROM nodes WHERE kind = 'paragraph' AND doc_id IN ({marks})", list(doc_ids)
-    ).fetchone()[0]
 
 
 def probe(generator: Generator, question: str, texts: list[str], max_tokens: int) -> float:

@@ -24,14 +24,15 @@ import numpy as np
 from longqa import tokens
 from longqa.ask import sentences
 from longqa.ask.context import Passage
+from longqa.ask.settings import ANSWER
 from longqa.retrieve.terms import content_terms, words
 from longqa.structure.tree import Node, walk
 
-FOCUS_TOKENS = 260  # extractive / arithmetic / bridge questions (the prompt's reading time scales with it)
-SPREAD_TOKENS = 700  # abstractive or global questions
-W_TERMS, W_DENSE, W_PASSAGE = 0.5, 0.35, 0.15
-NEIGHBOUR_SHARE = 0.3
-DENSE_TOP = 24  # sentences embedded per question (~0.3 s of MiniLM on 2 cores)
+FOCUS_TOKENS = ANSWER.focus_tokens  # tunables: ask/settings.py AnswerSettings
+SPREAD_TOKENS = ANSWER.spread_tokens
+W_TERMS, W_DENSE, W_PASSAGE = ANSWER.focus_weights
+NEIGHBOUR_SHARE = ANSWER.neighbour_share
+DENSE_TOP = ANSWER.dense_top
 
 
 @dataclass

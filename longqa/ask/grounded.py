@@ -25,28 +25,29 @@ from longqa.ask import focus, spans, tables
 from longqa.ask.citations import strip_markers
 from longqa.ask.context import Passage, page_span, section_of
 from longqa.ask.prompts import ANSWER_GRAMMAR, short_answer_prompt
+from longqa.ask.settings import ANSWER
 from longqa.retrieve.terms import STOPWORDS, content_terms, words
 from longqa.structure.tree import Node
 
 NO_ANSWER = "The documents do not say."
-MAX_CANDIDATES = 8  # scored by the model: each costs a few single-token decodes
-CANDIDATE_SENTENCES = 10  # the best focused sentences that candidates are taken from
-MAX_OPTION_TOKENS = 8  # a candidate is scored on at most its first tokens
-W_FIT, W_PROXIMITY, W_REPEAT, W_PHRASE = 0.8, 1.0, 1.2, 0.25
-STEM_CHARS = 6
-STEM_ONLY = 0.7  # a word that meets a question word only by its stem ("generator" for "generators")
-W_UNRELATED = 0.3  # a span whose sentence holds none of the question's words
-W_MODEL = 1.0  # weight of the generator's choice against the rule prior
-W_DRAFT = 1.0  # weight of agreeing with the model's own short draft answer
-W_COMPARE = 1.5  # an option picked by comparing the years the sentences state for each
-W_HEAD = 0.5  # a name or phrase carrying the noun a "what X" question names ("Avery County")
-W_DRAFT_TYPED = 0.3  # ... when the question wants a figure, date, duration or frequency
-DRAFT_TOKENS = 16
-DRAFT_TOKENS_TYPED = 6  # enough for "about 52 hours"; each token is a decode step before the answer
-MAX_DRAFT_WORDS = 12  # a longer draft is not a span to copy
-NO_ANSWER_PRIOR = 0.45  # "The documents do not say." competes with this prior
-PROXIMITY_CHARS = 150
-MIN_TRACE_OVERLAP = 0.2  # an answer sentence is traced to a source sharing this much of its words
+MAX_CANDIDATES = ANSWER.max_candidates  # tunables: ask/settings.py AnswerSettings
+CANDIDATE_SENTENCES = ANSWER.candidate_sentences
+MAX_OPTION_TOKENS = ANSWER.max_option_tokens
+W_FIT, W_PROXIMITY, W_REPEAT, W_PHRASE = ANSWER.span_weights
+STEM_CHARS = ANSWER.stem_chars
+STEM_ONLY = ANSWER.stem_only
+W_UNRELATED = ANSWER.w_unrelated
+W_MODEL = ANSWER.w_model
+W_DRAFT = ANSWER.w_draft
+W_COMPARE = ANSWER.w_compare
+W_HEAD = ANSWER.w_head
+W_DRAFT_TYPED = ANSWER.w_draft_typed
+DRAFT_TOKENS = ANSWER.draft_tokens
+DRAFT_TOKENS_TYPED = ANSWER.draft_tokens_typed
+MAX_DRAFT_WORDS = ANSWER.max_draft_words
+NO_ANSWER_PRIOR = ANSWER.no_answer_prior
+PROXIMITY_CHARS = ANSWER.proximity_chars
+MIN_TRACE_OVERLAP = ANSWER.min_trace_overlap
 
 
 @dataclass

@@ -1,7 +1,6 @@
-"""Load the generator only when it is first needed; warm small things up on a thread.
+"""Warm small things up on a thread while `ask` does other work.
 
-BM25, the query embedding and the "nothing relevant" decision need no generator, so a question
-about something absent never loads it. The generator is not loaded on a thread alongside the
+The generator itself is loaded lazily (models/lazy.py), never on a thread alongside the
 embedder: two llama.cpp model loads at once ended the process silently (exit status 0, no
 message) in testing, so loads stay sequential.
 """
@@ -9,33 +8,7 @@ message) in testing, so loads stay sequential.
 from __future__ import annotations
 
 import threading
-import time
 from typing import Callable
-
-from longqa.models.base import Generator
-
-
-class LazyGenerator:
-    """A Generator loaded at first use (any attribute: name, n_ctx, complete, stream, ...)."""
-
-    def __init__(self, load: Callable[[], Generator]):
-        self._load = load
-        self._generator: Generator | None = None
-        self.load_seconds: float | None = None  # None until loaded
-
-    @property
-    def loaded(self) -> Generator:
-        if self._generator is None:
-            started = time.perf_counter()
-            self._generator = self._load()
-            self.load_seconds = time.perf_counter() - started
-        return self._generator
-
-    def __getattr__(self, name: str):
-        # Only reached for attributes this wrapper does not have itself.
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.loaded, name)
 
 
 def warm_up(function: Callable[[], object]) -> threading.Thread:

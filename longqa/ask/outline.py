@@ -15,13 +15,14 @@ import string
 from dataclasses import dataclass
 
 from longqa.ask.prompts import outline_prompt
+from longqa.ask.settings import EXPANSION
 from longqa.models.base import Generator
-from longqa.structure.tree import Node, walk
+from longqa.tree_types import Node, walk
 
-MAX_ENTRIES = 10
-SUMMARY_WORDS = 14
-MIN_WEIGHT = 0.05  # a section's GS weight (see above_chance) must reach this to count
-MAX_CHOSEN = 3
+MAX_ENTRIES = EXPANSION.outline_entries  # tunables: ask/settings.py ExpansionSettings
+SUMMARY_WORDS = EXPANSION.outline_summary_words
+MIN_WEIGHT = EXPANSION.outline_min_weight  # a section's GS weight (see above_chance) must reach this
+MAX_CHOSEN = EXPANSION.outline_max_chosen
 NEUTRAL_QUESTION = "N/A"
 
 

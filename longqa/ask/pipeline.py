@@ -30,9 +30,10 @@ from longqa.ask.context import build_passages
 from longqa.ask.plan import Planner
 from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULT as DEFAULT_SETTINGS
-from longqa.ask.settings import SearchSettings
+from longqa.ask.settings import RELEVANCE, AskSettings, SearchSettings
 from longqa.models.base import Embedder, Generator
 from longqa.retrieve.hybrid import HybridRetriever
+from longqa.retrieve.settings import RETRIEVAL
 
 
 class Pipeline:
@@ -48,9 +49,9 @@ class Pipeline:
         use_tree: bool = True,
         use_expansion: bool = True,
         retrieval: str = "hybrid",
-        k: int = 20,
-        coverage_min: float = evidence_mod.COVERAGE_MIN,
-        cosine_min: float = evidence_mod.COSINE_MIN,
+        k: int = RETRIEVAL.k,
+        coverage_min: float = RELEVANCE.coverage_min,
+        cosine_min: float = RELEVANCE.cosine_min,
         settings: SearchSettings | None = None,
         **overrides,
     ):
@@ -77,6 +78,14 @@ class Pipeline:
         keep = getattr(self.generator, "keep_prefix", None)
         for head in prompts.KEPT_HEADS if keep is not None else ():
             keep(head)
+
+    def settings_in_effect(self) -> AskSettings:
+        """Every tunable as this pipeline runs it (ask/settings.py; printed by `ask --explain`)."""
+        return AskSettings(
+            retrieval=self.retriever.settings.but(k=self.retriever.k),
+            relevance=RELEVANCE.but(coverage_min=self.coverage_min, cosine_min=self.cosine_min),
+            search=self.settings,
+        )
 
     # -- context only ------------------------------------------------------------------------
     def retrieve_context(self, question: str, doc_ids: list[int] | None = None) -> Refined:

@@ -22,8 +22,9 @@ from longqa.ask.refine import score_trees, select, select_flat
 from longqa.ask.search import Search
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
 from longqa.retrieve.local import local_scores
+from longqa.store.documents import DocumentLabel, document_labels
 from longqa.store.nodes import load_tree
-from longqa.structure.tree import Node, walk
+from longqa.tree_types import Node, walk
 
 
 class Planner:
@@ -74,7 +75,7 @@ class Planner:
         elif generator is not None:  # global selection is part of the tree refinement
             sections = outline.candidate_sections(roots, main_scores)
             choice = outline.choose_sections(generator, self.question, sections,
-                                             {d: documents[d]["title"] for d in documents})
+                                             {d: documents[d].title for d in documents})
             titles = {section_id: title for _, section_id, title in choice.shown}
             self._log("outline", chosen=list(choice.weights), shown=len(choice.shown),
                       titles=[titles[c] for c in choice.weights])
@@ -170,12 +171,8 @@ class Planner:
             self.trees[doc_id] = load_tree(self.p.db, doc_id)
         return self.trees[doc_id]
 
-    def _documents(self, roots: list[Node]) -> dict[int, dict]:
-        ids = [r.doc_id for r in roots]
-        if not ids:
-            return {}
-        return {d["id"]: d for d in self.p.db.query(
-            f"SELECT id, title, path FROM documents WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    def _documents(self, roots: list[Node]) -> dict[int, DocumentLabel]:
+        return document_labels(self.p.db, [r.doc_id for r in roots])
 
     def _log(self, action: str, **extra) -> None:
         self.refined.steps.append({"step": len(self.refined.steps) + 1, "action": action, **extra})

@@ -86,11 +86,12 @@ def outline_prompt(outline_lines: list[str], question: str) -> str:
 
 
 # -- step-wise reasoning (multi-bridge) -------------------------------------------------------
+NEXT_QUERY = "Next query:"  # the label the generated line carries (queries.BRIDGE_GRAMMAR reads it)
 BRIDGE_EXAMPLE = (
     "Context: The 1968 film Cold Harbour was directed by Lena Marsh.\n"
     "Question: In which city was the director of Cold Harbour born?\n"
     "Known: Cold Harbour was directed by Lena Marsh.\n"
-    "Next query: Where was Lena Marsh born?\n\n"
+    f"{NEXT_QUERY} Where was Lena Marsh born?\n\n"
 )
 
 
@@ -103,10 +104,11 @@ def bridge_prompt(question: str, context: str) -> str:
 
 
 # -- query splitting (multi-source) -----------------------------------------------------------
+SECOND_SUB_QUESTION = "Sub-question 2:"  # the label before the second generated sub-question
 SPLIT_EXAMPLE = (
     "Question: Which company had more employees in 2020, Halden Steel or Norvik Mining?\n"
     "Sub-question 1: How many employees did Halden Steel have in 2020?\n"
-    "Sub-question 2: How many employees did Norvik Mining have in 2020?\n\n"
+    f"{SECOND_SUB_QUESTION} How many employees did Norvik Mining have in 2020?\n\n"
 )
 
 
@@ -125,8 +127,9 @@ ANSWER_INSTRUCTION = (
     "given with its question, cites the passages it uses like [2], and says \"The documents do not "
     "say.\" when the passages do not contain the answer."
 )
+PASSAGES_HEAD = "Passages:\n"  # opens the numbered passages (the example's, then the question's)
 ANSWER_EXAMPLE = (
-    "Passages:\n"
+    f"{PASSAGES_HEAD}"
     "[1] Orchard Guide > Pruning (p. 3)\n"
     "Apple trees are pruned in late winter, before the buds open, removing crossing branches first.\n\n"
     "[2] Orchard Guide > Harvest (p. 9)\n"
@@ -139,7 +142,7 @@ ANSWER_GRAMMAR = "root ::= [^\\n]+\n"
 
 def answer_prompt(question: str, context: str, long_form: bool = False) -> str:
     style = "Answer (a few sentences):" if long_form else "Answer:"
-    return f"{ANSWER_INSTRUCTION}\n\n{ANSWER_EXAMPLE}Passages:\n{context}\nQuestion: {one_line(question)}\n{style}"
+    return f"{ANSWER_INSTRUCTION}\n\n{ANSWER_EXAMPLE}{PASSAGES_HEAD}{context}\nQuestion: {one_line(question)}\n{style}"
 
 
 # The focused answer prompt: a few sentences, not whole passages. Short answers are chosen among

@@ -7,19 +7,20 @@ from __future__ import annotations
 import re
 
 from longqa.ask import prompts
+from longqa.ask.settings import EXPANSION
 from longqa.models.base import Generator
 from longqa.retrieve.terms import STOPWORDS, content_terms
 
-MAX_QUERY_CHARS = 120
-MAX_KNOWN_CHARS = 120
+MAX_QUERY_CHARS = EXPANSION.max_query_chars  # tunables: ask/settings.py ExpansionSettings
+MAX_KNOWN_CHARS = EXPANSION.max_known_chars
 
 BRIDGE_GRAMMAR = (
-    'root ::= " " known "\\nNext query: " query\n'
+    f'root ::= " " known "\\n{prompts.NEXT_QUERY} " query\n'
     f"known ::= [^\\n]{{3,{MAX_KNOWN_CHARS}}}\n"
     f"query ::= [^\\n]{{3,{MAX_QUERY_CHARS}}}\n"
 )
 SPLIT_GRAMMAR = (
-    'root ::= " " query "\\nSub-question 2: " query\n'
+    f'root ::= " " query "\\n{prompts.SECOND_SUB_QUESTION} " query\n'
     f"query ::= [^\\n]{{3,{MAX_QUERY_CHARS}}}\n"
 )
 
@@ -68,7 +69,7 @@ def rule_split(question: str) -> list[str]:
 
 def model_split(generator: Generator, question: str) -> list[str]:
     text = generator.complete(prompts.split_prompt(question), max_tokens=70, grammar=SPLIT_GRAMMAR)
-    parts = text.split("\nSub-question 2:")
+    parts = text.split("\n" + prompts.SECOND_SUB_QUESTION)
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -87,5 +88,5 @@ def sub_questions(generator: Generator | None, question: str, limit: int) -> tup
 def next_query(generator: Generator, question: str, context: str) -> tuple[str, str]:
     """(what the context already shows, the next query to look up) for a multi-bridge question."""
     text = generator.complete(prompts.bridge_prompt(question, context), max_tokens=70, grammar=BRIDGE_GRAMMAR)
-    known, _, query = text.partition("\nNext query:")
+    known, _, query = text.partition("\n" + prompts.NEXT_QUERY)
     return " ".join(known.split()), " ".join(query.split())[:MAX_QUERY_CHARS]

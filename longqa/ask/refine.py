@@ -16,10 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from longqa import tokens
-from longqa.structure.tree import Node, walk
-
-
-MIN_RELATIVE = 0.1
+from longqa.ask.settings import DEFAULT
+from longqa.tree_types import Node, walk
 
 
 @dataclass
@@ -79,7 +77,7 @@ def score_trees(
     return scored
 
 
-def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = MIN_RELATIVE,
+def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = DEFAULT.fill_floor,
            forced: list[Node] = ()) -> Selection:
     """Greedy budgeted selection with parent => children and all-children => parent closure.
 

@@ -34,8 +34,6 @@ from longqa.ask.refine import Scored, leaf_tokens
 from longqa.ask.settings import SearchSettings
 from longqa.structure.tree import Node, walk
 
-SHAPE_MISSING = 0.5  # coverage factor when no figure / date / name of the asked kind is present
-
 
 @dataclass
 class Lane:
@@ -222,7 +220,7 @@ class Search:
         texts = [leaf.text for pick in self.picks for leaf in walk(pick) if leaf.is_leaf]
         coverage = top_share(self.question, texts, self.term_weights)
         if not answer_shape_present(self.question, texts):
-            coverage *= SHAPE_MISSING  # about the question, but not (yet) the kind of thing it asks
+            coverage *= self.s.shape_missing  # about the question, but not (yet) the kind of thing it asks
         w = self.model_weight
         if self.generator is None or w <= 0:
             return coverage, None, coverage

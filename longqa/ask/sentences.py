@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from longqa.ask.settings import ANSWER
+
 # A candidate end: punctuation (with closing quotes/brackets) then whitespace, or a line break.
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)|\n")
 _ABBREVIATIONS = {
@@ -18,7 +20,7 @@ _ABBREVIATIONS = {
     "corp", "jr", "sr", "fig", "figs", "eq", "approx", "dept", "est", "vol", "p", "pp", "ch", "sec",
     "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 }
-MAX_SENTENCE_CHARS = 600  # longer runs (tables flattened into one line) are cut at spaces
+MAX_SENTENCE_CHARS = ANSWER.max_sentence_chars  # tunables: ask/settings.py AnswerSettings
 
 
 def split(text: str) -> list[tuple[int, int]]:

@@ -1,70 +1,199 @@
-"""Every tunable of the ask pipeline's retrieval and search, with its default and why.
+"""Every tunable of the ask pipeline, with what it is, its default and how it was chosen.
 
-`Pipeline(..., settings=SearchSettings(...))` overrides any of them; the `ask` CLI exposes the
-stop rules as flags. Defaults were set on the TUNE half of the dev questions (`longqa eval --half
-tune`); figures reported come from the other half.
+`AskSettings` gathers five sections, printed by `longqa ask --explain` (one `name = value` line
+each) and listed in the README:
+- retrieval: first-stage BM25 + dense retrieval and fusion (retrieve/settings.py, which sits below
+  ask/ in the import graph);
+- relevance: the "nothing relevant" decision (ask/evidence.py);
+- search: which documents are refined and the search loop (`Pipeline(..., settings=
+  SearchSettings(...))` or keyword overrides replace any field; the CLI exposes the stop rules);
+- expansion: the outline choice and the generated queries of the search's steps;
+- answer: the answer stage (focus, span choice, the draft's vote, tables, sources).
+Expansion and answer values are read from the defaults below by their modules.
+
+Search defaults were set on the TUNE half of the dev questions (`longqa eval --half tune`);
+figures reported come from the other half. Answer-stage values were set by hand on tune-half spot
+checks (16 HotpotQA questions, the UDA tune store's table questions, the handbook).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+
+from longqa.retrieve.settings import RETRIEVAL, RetrievalSettings
+from longqa.tunables import described, tunable
+
+TUNE = "tune-half eval runs"
+SPOT = "by hand, tune-half spot checks"
+
+
+@dataclass(frozen=True)
+class RelevanceSettings:
+    """Is anything in the store relevant at all (else `ask` exits 4)? Calibration in ask/evidence.py."""
+
+    coverage_min: float = tunable(
+        0.8, "IDF-weighted share of the question's words found in the store that alone says 'relevant'",
+        "dev questions: with cosine_min it refused none of 68 answerable and let 12 of 127 foreign through")
+    cosine_min: float = tunable(
+        0.42, "best question–leaf cosine that alone says 'relevant' (all-MiniLM-L6-v2's scale)",
+        "same calibration as coverage_min; another embedder's cosines sit on another scale")
+    coverage_only_min: float = tunable(
+        0.5, "the coverage that suffices when the store has no vectors (BM25 only)",
+        "same calibration: coverage ≥ 0.5 alone refused none of the 68")
+
+    def but(self, **changes) -> "RelevanceSettings":
+        return replace(self, **changes)
 
 
 @dataclass(frozen=True)
 class SearchSettings:
     # -- which documents are refined (retrieve/docscore.py) ------------------------------------
-    # A document is a candidate when its best first-stage leaf scores at least this x the best
-    # document's; the cap keeps whole-document scoring cheap (LongRefiner refines the top 8).
-    doc_relative: float = 0.5
-    max_docs: int = 8
-    # Leaves of a weaker candidate document are scaled by its score relative to the best one
-    # (1.0 for the best document), so the budget goes first to the document the question is about.
-    doc_prior: bool = True
+    doc_relative: float = tunable(
+        0.5, "a document is a refinement candidate when its best leaf scores at least this × the best "
+        "document's", TUNE)
+    max_docs: int = tunable(8, "most candidate documents refined per question", "LongRefiner refines the top 8")
+    doc_prior: bool = tunable(
+        True, "scale a weaker candidate's leaves by its score relative to the best document's, so the "
+        "budget goes first to the document the question is about", TUNE)
 
     # -- local scores (retrieve/local.py) ------------------------------------------------------
-    # Whole-document scoring: every leaf of every candidate document gets BM25 + cosine.
-    # False = the old behaviour (only first-stage hits score, others 0), kept as an ablation.
-    whole_documents: bool = True
-    # Nodes scoring under this x the best are never chosen, not even to fill the budget.
-    fill_floor: float = 0.1
+    whole_documents: bool = tunable(
+        True, "score every leaf of every candidate document (BM25 + cosine), not only first-stage "
+        "hits (False: the old behaviour, kept as an ablation)", "LongRefiner's local score as written")
+    fill_floor: float = tunable(
+        0.1, "nodes scoring under this × the best are never chosen, not even to fill the budget", SPOT)
 
     # -- the search loop (ask/search.py) -------------------------------------------------------
-    use_loop: bool = True  # False: plain LongRefiner greedy selection (ablation)
-    # PECAN's confidence t_p: the evidence suffices when the combined sufficiency reaches it.
-    confidence: float = 0.75
-    # PECAN's patience t_n: stop after this many steps judged sufficient.
-    patience: int = 1
-    # Caps: node-adding steps, and seconds spent in the loop (model probes included).
-    max_nodes: int = 8
-    max_seconds: float = 1.2
-    # Frontier: the best `seed_leaves` leaves start it; the next leaf of a selected leaf enters
-    # with `neighbour_weight` x that leaf's priority (the previous one with `previous_weight` x
-    # it), a parent section with
-    # `parent_weight` x it (GARLIC's successor score z, with tree edges for its attention edges).
-    # The next leaf weighs more than the previous one: text announces what follows it (a table
-    # after its lead-in sentence, an answer after the question it restates).
-    seed_leaves: int = 8
-    neighbour_weight: float = 0.7
-    previous_weight: float = 0.6
-    parent_weight: float = 0.5
-    # Probe: each selected node is shown to the model cut to this many tokens (one KV-cached
-    # prefix per question, so a step costs only the new node's tokens).
-    probe_tokens: int = 80
-    # Multi-hop: at most this many bridge hops, each a new query with an entity read from the
-    # selected evidence; a bridge hit enters the frontier with its query's fused score x this.
-    max_hops: int = 2
-    # The first hop waits for this many picks: the best leaf alone is often a near miss, and the
-    # bridge entity is read from the sentence (of all picks) closest to the question.
-    hop_after: int = 3
-    bridge_weight: float = 1.0
-    # OkraLong's precise mode: when the loop ends judged insufficient (not merely out of time) but
-    # retrieval found relevant material, retry once with the best whole sections (coarser granularity).
-    precise_mode: bool = True
-    # ... and keeps the sections only when the sufficiency check rises by at least this much.
-    precise_margin: float = 0.05
+    use_loop: bool = tunable(True, "run the search loop (False: plain LongRefiner greedy selection, an ablation)",
+                             "ablation switch")
+    confidence: float = tunable(
+        0.75, "the evidence suffices when the combined sufficiency reaches this (PECAN's t_p)", TUNE)
+    patience: int = tunable(1, "stop after this many steps judged sufficient (PECAN's t_n)", TUNE)
+    max_nodes: int = tunable(8, "cap on node-adding steps", TUNE)
+    max_seconds: float = tunable(1.2, "cap on seconds spent in the loop (model probes included)",
+                                 "first-token latency target")
+    seed_leaves: int = tunable(8, "the best leaves that start the frontier", TUNE)
+    neighbour_weight: float = tunable(
+        0.7, "the next leaf of a selected leaf enters the frontier with this × its priority (text "
+        "announces what follows it: a table after its lead-in)", "GARLIC's successor score; " + TUNE)
+    previous_weight: float = tunable(0.6, "the previous leaf of a selected leaf enters with this × its priority",
+                                     "GARLIC's successor score; " + TUNE)
+    parent_weight: float = tunable(0.5, "a selected leaf's parent section enters with this × its priority",
+                                   "GARLIC's successor score; " + TUNE)
+    probe_tokens: int = tunable(
+        80, "each selected node is shown to the sufficiency probe cut to this many tokens (one "
+        "KV-cached prefix per question)", "latency: a step costs only the new node's tokens")
+    max_hops: int = tunable(2, "most bridge hops (a new query with an entity read from the evidence)", TUNE)
+    hop_after: int = tunable(
+        3, "picks the first hop waits for (the best leaf alone is often a near miss)", TUNE)
+    bridge_weight: float = tunable(1.0, "a bridge hit enters the frontier with its fused score × this", TUNE)
+    precise_mode: bool = tunable(
+        True, "when the loop ends judged insufficient but retrieval found relevant material, retry "
+        "once with the best whole sections", "OkraLong's precise mode")
+    precise_margin: float = tunable(
+        0.05, "the whole sections are kept only when the sufficiency check rises by this much", TUNE)
+    shape_missing: float = tunable(
+        0.5, "the coverage rule is multiplied by this while no figure, date or name of the asked kind "
+        "is among the picks", SPOT)
 
     def but(self, **changes) -> "SearchSettings":
         return replace(self, **changes)
 
 
+@dataclass(frozen=True)
+class ExpansionSettings:
+    """The outline choice and the queries the search's steps generate."""
+
+    outline_entries: int = tunable(10, "sections shown to the model in the outline prompt", SPOT)
+    outline_summary_words: int = tunable(14, "words of a section's summary shown in the outline", SPOT)
+    outline_min_weight: float = tunable(
+        0.05, "a section's outline weight must reach this to count (measured at chance: the call is skipped)", SPOT)
+    outline_max_chosen: int = tunable(3, "most sections the outline choice weights", SPOT)
+    max_query_chars: int = tunable(120, "longest generated next query or sub-question", "one short line")
+    max_known_chars: int = tunable(120, "longest generated 'what the context already shows' line", "one short line")
+    bridge_question_words: int = tunable(
+        4, "question words carried into a bridge query (more make it match the question again)", SPOT)
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    """The answer stage (ask/answer.py and the modules it calls)."""
+
+    # -- what is generated (ask/answer.py) --------------------------------------------------------
+    short_answer_tokens: int = tunable(120, "token cap of a short (one-line) answer", SPOT)
+    long_answer_tokens: int = tunable(256, "token cap of a free-text answer", SPOT)
+    long_scope: float = tunable(
+        0.6, "R_q from which a question is answered in free text over spread sentences", SPOT)
+    short_sentences: int = tunable(1, "sentences kept of a short answer (what a 270M model adds is invention)", SPOT)
+    long_sentences: int = tunable(6, "sentences kept of a free-text answer", SPOT)
+    # -- sentence focus (ask/focus.py) ------------------------------------------------------------
+    focus_tokens: int = tunable(
+        260, "tokens of best sentences shown for extractive, arithmetic and bridge questions",
+        "first-token latency: the prompt's reading time scales with it; " + SPOT)
+    spread_tokens: int = tunable(700, "tokens of sentences spread over the passages for broad questions", SPOT)
+    focus_weights: tuple = tunable(
+        (0.5, 0.35, 0.15), "a sentence's score: weights of term coverage, cosine to the question, "
+        "its passage's refinement score", SPOT)
+    neighbour_share: float = tunable(
+        0.3, "a sentence borrows this share of its better neighbour's score (pronouns)", SPOT)
+    dense_top: int = tunable(24, "sentences embedded per question", "~0.3 s of MiniLM on 2 cores")
+    # -- span choice (ask/grounded.py, ask/spans.py) ---------------------------------------------
+    max_candidates: int = tunable(8, "answer spans scored by the model (each costs a few decodes)", SPOT)
+    candidate_sentences: int = tunable(10, "best focused sentences that candidate spans come from", SPOT)
+    max_option_tokens: int = tunable(8, "a candidate is scored by the model on at most its first tokens", SPOT)
+    span_weights: tuple = tunable(
+        (0.8, 1.0, 1.2, 0.25), "rule prior of a span: weights of answer-kind fit, proximity to question "
+        "words, a penalty for repeating the question (or naming a bridge entity), phrase shape", SPOT)
+    stem_chars: int = tunable(6, "letters compared when a word meets a question word by its stem", SPOT)
+    stem_only: float = tunable(0.7, "credit of a word that meets a question word only by its stem", SPOT)
+    w_unrelated: float = tunable(0.3, "factor of a span whose sentence holds none of the question's words", SPOT)
+    w_model: float = tunable(1.0, "weight of the generator's choice against the rule prior", SPOT)
+    w_draft: float = tunable(1.0, "weight of agreeing with the model's own short draft answer", SPOT)
+    w_draft_typed: float = tunable(
+        0.3, "the draft's weight when the question wants a figure, date, duration or frequency", SPOT)
+    w_compare: float = tunable(
+        1.5, "bonus of the option picked by comparing the years the sentences state for each (younger, first)",
+        "tune half: fixed the comparison questions without moving others")
+    w_head: float = tunable(
+        0.5, "bonus of a name or phrase carrying the noun a 'what X' question names ('Avery County')", SPOT)
+    draft_tokens: int = tunable(16, "token cap of the model's draft answer", SPOT)
+    draft_tokens_typed: int = tunable(
+        6, "... when the rules know the answer kind (enough for 'about 52 hours')", "first-token latency; " + SPOT)
+    max_draft_words: int = tunable(12, "a longer draft is not a span to copy", SPOT)
+    no_answer_prior: float = tunable(0.45, "prior of 'The documents do not say.' among the candidates", SPOT)
+    proximity_chars: int = tunable(150, "characters within which a span counts as near a question word", SPOT)
+    min_trace_overlap: float = tunable(
+        0.2, "an answer sentence is traced to a source sharing this share of its words", SPOT)
+    max_phrase_words: int = tunable(5, "longest phrase span, in content words", SPOT)
+    max_sentence_chars: int = tunable(
+        600, "longer runs (tables flattened into one line) are cut at spaces into sentences", SPOT)
+    # -- tables (ask/tables.py) and sources (ask/citations.py) ---------------------------------------
+    min_label_match: float = tunable(
+        0.6, "share of the question's row words that a table row's label must contain", "UDA tune table questions")
+    header_lookback: int = tunable(40, "sentences searched backwards for a table's year header", SPOT)
+    max_sources: int = tunable(3, "most sources listed under an answer", "what supports a short answer")
+
+
+@dataclass(frozen=True)
+class AskSettings:
+    retrieval: RetrievalSettings = field(default_factory=lambda: RETRIEVAL)
+    relevance: RelevanceSettings = field(default_factory=RelevanceSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
+    answer: AnswerSettings = field(default_factory=AnswerSettings)
+
+    def lines(self) -> list[str]:
+        """`section.name = value`, one per tunable (what `ask --explain` prints)."""
+        return [f"{name} = {value}" for name, value, _, _ in described(self)]
+
+    def table(self) -> str:
+        """The settings as a Markdown table (name, default, what it is, how it was chosen)."""
+        rows = ["| setting | default | what it is | how it was chosen |", "|---|---|---|---|"]
+        rows += [f"| `{name}` | {value} | {what} | {chosen} |" for name, value, what, chosen in described(self)]
+        return "\n".join(rows)
+
+
 DEFAULT = SearchSettings()
+RELEVANCE = RelevanceSettings()
+EXPANSION = ExpansionSettings()
+ANSWER = AnswerSettings()

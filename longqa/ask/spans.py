@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from longqa.ask.settings import ANSWER
 from longqa.retrieve.terms import STOPWORDS, words
 
 _MONTHS = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -52,7 +53,7 @@ _NAME = re.compile(
 _MARKUP = re.compile(r"\b(?:INLINEFORM|DISPLAYFORM|BIBREF|TABREF|FIGREF|SECREF|CITEREF)\d*\b")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _PHRASE_BREAK = re.compile(r"[,;:()\[\]\"“”]|\s[-–—]\s|\.\s")
-MAX_PHRASE_WORDS = 5
+MAX_PHRASE_WORDS = ANSWER.max_phrase_words  # tunables: ask/settings.py AnswerSettings
 
 # What a question asks for, from its wording.
 # A passage to quote: "Highlight the parts of this contract ...", and requests for a procedure or

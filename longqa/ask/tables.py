@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from longqa.ask.focus import Sentence
+from longqa.ask.settings import ANSWER
 from longqa.retrieve.terms import content_terms
 
 _YEAR = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d)")
@@ -35,8 +36,8 @@ _NOT_LABEL = {"average", "mean", "change", "difference", "increase", "decrease",
               "sum", "summed", "altogether", "combined", "percentage", "percent", "value", "amount", "respectively",
               "year", "years", "ended", "fiscal", "december", "between", "both", "fy", "million", "millions",
               "thousand", "thousands", "billion", "billions", "dollars", "rate"}
-MIN_LABEL_MATCH = 0.6  # share of the question's row words that the row's label must contain
-HEADER_LOOKBACK = 40  # sentences searched backwards for the year header
+MIN_LABEL_MATCH = ANSWER.min_label_match  # tunables: ask/settings.py AnswerSettings
+HEADER_LOOKBACK = ANSWER.header_lookback
 
 
 @dataclass

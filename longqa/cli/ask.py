@@ -54,19 +54,20 @@ def ask(
     if retrieval not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
     from longqa import tokens
-    from longqa.ask.lazy import LazyGenerator, warm_up
+    from longqa.ask.lazy import warm_up
+    from longqa.models.lazy import LazyModel
     from longqa.ask.pipeline import Pipeline
     from longqa.models.resolve import load_embedder, load_generator
-    from longqa.store.documents import resolve
+    from longqa.store.documents import document_count, resolve
 
     warm_up(tokens.encoding)  # the budget is counted in cl100k tokens; load the ranks meanwhile
     store = db_from(db, readonly=True)
-    if store.execute("SELECT count(*) FROM documents").fetchone()[0] == 0:
+    if document_count(store) == 0:
         raise LongqaError("the store is empty: add documents with `longqa ingest PATH`")
     doc_ids = [resolve(store, ref)["id"] for ref in doc] if doc else None
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
     needs_generator = not (context_only and no_analysis)
-    generator = LazyGenerator(lambda: load_generator(model, llm_url)) if needs_generator else None
+    generator = LazyModel(lambda: load_generator(model, llm_url)) if needs_generator else None
     embedder = load_embedder(embed_model, llm_url) if retrieval != "bm25" else None
     pipeline = Pipeline(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
@@ -76,7 +77,7 @@ def ask(
     if context_only:
         refined = pipeline.retrieve_context(question, doc_ids)
         _note_load(refined, generator)
-        _report(refined, explain)
+        _report(refined, explain, settings=pipeline.settings_in_effect())
         if as_json:
             print_json(refined.as_json())
         elif refined.found:
@@ -97,7 +98,7 @@ def ask(
     result = stream.result
     assert result is not None
     _note_load(result.refined, generator)
-    _report(result.refined, explain, result.grounding)
+    _report(result.refined, explain, result.grounding, pipeline.settings_in_effect())
     if as_json:
         print_json(result.as_json())
     elif result.refined.found:
@@ -114,10 +115,10 @@ def _note_load(refined, generator) -> None:
         refined.timings["generator_load"] = seconds
 
 
-def _report(refined, explain: bool, grounding=None) -> None:
+def _report(refined, explain: bool, grounding=None, settings=None) -> None:
     """--explain on stderr; without it, still one stderr line per degradation (e.g. no vectors)."""
     if explain:
-        print_explain(refined, grounding)
+        print_explain(refined, grounding, settings)
         return
     for note in refined.notes:
         console_err().print(f"longqa: warning: {note}", markup=False, highlight=False)

@@ -8,6 +8,7 @@ from rich.table import Table
 
 from longqa.ask.citations import source_lines
 from longqa.ask.result import AskResult, Refined
+from longqa.ask.settings import AskSettings
 from longqa.cli.app import console_err
 
 
@@ -31,8 +32,9 @@ def print_context(refined: Refined) -> None:
     sys.stdout.flush()
 
 
-def print_explain(refined: Refined, grounding=None) -> None:
-    """Per passage BM25 / dense / fused scores, then the analysis and the steps; all on stderr."""
+def print_explain(refined: Refined, grounding=None, settings: AskSettings | None = None) -> None:
+    """Per passage BM25 / dense / fused scores, then the analysis and the steps, then the settings
+    in effect (`name = value`, one per line); all on stderr."""
     err = console_err()
     a = refined.analysis
     evidence = "n/a" if a.evidence is None else f"{a.evidence:.2f}"
@@ -73,3 +75,7 @@ def print_explain(refined: Refined, grounding=None) -> None:
         err.print(f"step {step['step']}: {step['action']} (+{added} leaves) {detail}", markup=False, highlight=False)
     timings = "  ".join(f"{k} {v:.2f}s" for k, v in refined.timings.items())
     err.print(f"timings: {timings}", markup=False, highlight=False)
+    if settings is not None:
+        err.print("settings:", markup=False, highlight=False)
+        for line in settings.lines():
+            err.print(f"  {line}", markup=False, highlight=False)

@@ -18,7 +18,8 @@ from longqa.ingest import IngestResult, Ingestor, expand_inputs
 from longqa.names import as_text, shown
 from longqa.structure.choose import MODES
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
-from longqa.models.resolve import LazyEmbedder, load_generator
+from longqa.models.lazy import LazyModel
+from longqa.models.resolve import load_embedder, load_generator
 from longqa.structure.llm import make_llm_structurer
 from longqa.structure.titles import make_section_annotator
 from longqa.store.vectors import require_current
@@ -67,11 +68,10 @@ def ingest(
     files, failed = expand_inputs(paths)
     store = db_from(db)
     # Loaded at the first document that needs vectors; refuses a store built with another embedder.
-    embedder = LazyEmbedder(
-        option_value(embed_model), option_value(llm_url), on_load=lambda e: require_current(store, e.name)
-    )
+    embed_model, llm_url = option_value(embed_model), option_value(llm_url)
+    embedder = LazyModel(lambda: load_embedder(embed_model, llm_url), on_load=lambda e: require_current(store, e.name))
     # The generator loads only for a document without headings (llm/auto) or with untitled sections.
-    generator = lambda: load_generator(option_value(model), option_value(llm_url))  # noqa: E731
+    generator = lambda: load_generator(option_value(model), llm_url)  # noqa: E731
     structurer = make_llm_structurer(generator, store, embedder) if structure in ("auto", "llm") else None
     limits = Limits(max_mb=max_mb, max_pages=max_pages, max_line_chars=max_line_chars,
                     max_headings=max_headings, llm_max_tokens=llm_max_tokens, allow_damaged=allow_damaged)

@@ -14,9 +14,9 @@ from longqa import config
 from longqa.cli.app import DbOption, JsonOption, app, console_err, console_out, db_from, inspect_app, print_json
 from longqa.names import shown
 from longqa.store.db import exposed_files
-from longqa.store.documents import delete_document, list_documents, resolve
+from longqa.store.documents import delete_document, get_document, list_documents, resolve
 from longqa.store.nodes import get_node, load_tree
-from longqa.structure.tree import Node
+from longqa.tree_types import Node
 
 
 def pages(node: Node | dict) -> str:
@@ -127,7 +127,7 @@ def inspect_node(node_id: int = typer.Argument(...), db: Optional[Path] = DbOpti
     """One node with its text, path of titles and page span."""
     store = db_from(db, readonly=True)
     node = get_node(store, node_id)
-    doc = store["documents"].get(node.doc_id)
+    doc = get_document(store, node.doc_id)
     data = {"id": node.id, "doc": doc["title"], "doc_id": node.doc_id, "path": node.path, "kind": node.kind,
             "title": node.title, "page_start": node.page_start, "page_end": node.page_end,
             "tokens": node.tokens, "parent_id": node.parent_id, "summary": node.summary, "text": node.text}

@@ -47,7 +47,8 @@ def models(
     as_json: bool = JsonOption,
 ) -> int:
     """Show the generator and embedder in use: path, size, source, context, GPU offload."""
-    from longqa.models.describe import describe_embedder, describe_generator, describe_store
+    from longqa.models.describe import describe_embedder, describe_generator
+    from longqa.store.vectors import vector_report
 
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
     report = {
@@ -57,7 +58,7 @@ def models(
     }
     store_path = config.db_path(db)
     if store_path.is_file():
-        report["store"] = describe_store(db_from(db, readonly=True), report["embedder"].get("name"))
+        report["store"] = vector_report(db_from(db, readonly=True), report["embedder"].get("name"))
     if as_json:
         print_json(report)
     else:

@@ -177,7 +177,7 @@ class Runner:
             "metric": question.metric, "answer": answer_text,
             "context_tokens": retrieved.context_tokens(),
             "prompt_tokens": prompt_tokens, "context_cut": cut,
-            "generated_tokens": spent.generated_tokens, "model_calls": spent.generator_calls,
+            "generated_tokens": spent.generated_tokens + spent.scored_tokens, "model_calls": spent.generator_calls,
             "embed_calls": spent.embed_calls,
             "seconds": {"retrieve": round(retrieved_at - started, 3), "generate": round(finished - retrieved_at, 3),
                         "total": round(finished - started, 3), "model": round(spent.generator_seconds, 3),

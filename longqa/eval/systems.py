@@ -7,7 +7,6 @@ else in longqa.eval sees only `Resources` (lazily loaded, counted models) and `S
 from __future__ import annotations
 
 import inspect
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +14,8 @@ from longqa.ask.citations import strip_markers
 from longqa.errors import LongqaError
 from longqa.eval.baselines import FULL_CONTEXT_CAP, Bm25Chunks, DenseChunks, FullContext, HybridChunks, NoContext
 from longqa.eval.context import Passage, Retrieved
-from longqa.eval.counting import CountingEmbedder, CountingGenerator, Usage
+from longqa.models.counting import CountingEmbedder, CountingGenerator, Usage
+from longqa.models.lazy import LazyModel
 
 # name → keyword arguments of the pipeline (everything else at its defaults)
 LONGQA_VARIANTS: dict[str, dict] = {
@@ -60,20 +60,18 @@ class Resources:
         if self._generator is None:
             from longqa.models.resolve import load_generator
 
-            started = time.perf_counter()
-            inner = load_generator(self.model, self.llm_url)
-            self.load_seconds["generator"] = round(time.perf_counter() - started, 3)
-            self._generator = CountingGenerator(inner, self.usage)
+            model = LazyModel(lambda: load_generator(self.model, self.llm_url))
+            self._generator = CountingGenerator(model.loaded, self.usage)
+            self.load_seconds["generator"] = round(model.load_seconds, 3)
         return self._generator
 
     def embedder(self) -> CountingEmbedder:
         if self._embedder is None:
             from longqa.models.resolve import load_embedder
 
-            started = time.perf_counter()
-            inner = load_embedder(self.embed_model, self.llm_url)
-            self.load_seconds["embedder"] = round(time.perf_counter() - started, 3)
-            self._embedder = CountingEmbedder(inner, self.usage)
+            model = LazyModel(lambda: load_embedder(self.embed_model, self.llm_url))
+            self._embedder = CountingEmbedder(model.loaded, self.usage)
+            self.load_seconds["embedder"] = round(model.load_seconds, 3)
         return self._embedder
 
     def describe(self) -> dict:

@@ -21,6 +21,8 @@ from longqa import __version__
 from longqa.eval.chunks import CHUNK_TOKENS, Chunk, ChunkCache
 from longqa.eval.systems import make_ingestor
 from longqa.store import open_db
+from longqa.store.documents import document_ids
+from longqa.store.nodes import document_paths_of
 
 LEAF_TOKENS = 300
 
@@ -86,18 +88,10 @@ class Workspace:
         return [self._ingested[d]["id"] for d in docs if self._ingested[d]["id"] is not None]
 
     def is_whole_store(self, ids: list[int]) -> bool:
-        stored = {row["id"] for row in self.store().query("SELECT id FROM documents")}
-        return set(ids) == stored
+        return set(ids) == document_ids(self.store())
 
     def docs_of_nodes(self, node_ids: list[int]) -> dict[int, str]:
-        found: dict[int, str] = {}
-        for i in range(0, len(node_ids), 500):
-            part = node_ids[i : i + 500]
-            marks = ",".join("?" * len(part))
-            sql = (f"SELECT nodes.id AS id, documents.path AS path FROM nodes JOIN documents "
-                   f"ON documents.id = nodes.doc_id WHERE nodes.id IN ({marks})")
-            found.update({row["id"]: row["path"] for row in self.store().query(sql, part)})
-        return found
+        return document_paths_of(self.store(), node_ids)
 
     def ingest_report(self) -> dict:
         """Corpus size and ingest cost: spent in this run, and recorded when each file was ingested."""

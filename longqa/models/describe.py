@@ -98,14 +98,3 @@ def _try_generator(generator) -> bool:
 def _try_embedder(embedder) -> bool:
     vectors = embedder.embed(["a short test sentence"])
     return vectors.shape == (1, embedder.dim)
-
-
-def describe_store(db, embedder_name: str | None) -> dict:
-    from longqa.store.vectors import leaves_without_vectors, stale_message, vector_models
-
-    path = db.execute("PRAGMA database_list").fetchone()[2]
-    report = {"path": path, "vectors": vector_models(db)}
-    if embedder_name:
-        report["leaves_without_vectors"] = leaves_without_vectors(db, embedder_name)
-        report["warning"] = stale_message(db, embedder_name)
-    return report

@@ -112,34 +112,3 @@ def _server_embedder(llm_url: str):
 def forget_loaded() -> None:
     """Drop the loaded models (tests; a long-running caller switching models)."""
     _LOADED.clear()
-
-
-class LazyEmbedder:
-    """An embedder loaded on first use, so commands that end up embedding nothing (every file
-    unchanged) never load a model. `on_load` runs once, right after loading, before any
-    vector is returned (ingest checks there that the store was built with the same model)."""
-
-    def __init__(self, embed_model: str | None = None, llm_url: str | None = None, *, on_load=None):
-        self._args = (embed_model, llm_url)
-        self._on_load = on_load
-        self._embedder: Embedder | None = None
-
-    @property
-    def loaded(self) -> Embedder:
-        if self._embedder is None:
-            embedder = load_embedder(*self._args)
-            if self._on_load is not None:
-                self._on_load(embedder)
-            self._embedder = embedder
-        return self._embedder
-
-    @property
-    def name(self) -> str:
-        return self.loaded.name
-
-    @property
-    def dim(self) -> int:
-        return self.loaded.dim
-
-    def embed(self, texts: list[str]):
-        return self.loaded.embed(texts)

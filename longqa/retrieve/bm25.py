@@ -16,12 +16,11 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from longqa.retrieve.settings import RETRIEVAL
 from longqa.retrieve.terms import content_terms, fts_match
+from longqa.store import fts
+from longqa.store.nodes import id_range
 
-# bm25() weights per FTS column (title, path, text). Leaves have no title of their own; the path
-# counts less than the text because every leaf of a section repeats it.
-COLUMN_WEIGHTS = (0.0, 0.6, 1.0)
-OVERFETCH = 4  # rows asked of FTS5 per wanted leaf (section nodes are in the index too)
 
 
 @dataclass
@@ -37,70 +36,24 @@ def search(
     match = fts_match(question)
     if match is None or k <= 0:
         return []
-    ranges = [doc_range(db, d) for d in doc_ids] if doc_ids else [None]
+    ranges = [id_range(db, d) for d in doc_ids] if doc_ids else [None]
     hits: list[Hit] = []
     for span in ranges:
-        hits += _leaves_of(db, _match(db, match, k * OVERFETCH, span), doc_ids)
+        rows = fts.match_rows(db, match, RETRIEVAL.column_weights, k * RETRIEVAL.overfetch, span)
+        keep = fts.leaf_ids_among(db, [node_id for node_id, _ in rows], doc_ids)
+        hits += [Hit(node_id, score) for node_id, score in rows if node_id in keep]
     hits.sort(key=lambda h: (-h.score, h.node_id))
     if len(hits) < k:  # many section nodes among the best rows: ask again, filtering in SQL
-        hits = _match_leaves(db, match, k, doc_ids)
+        hits = [Hit(*row) for row in fts.match_leaves(db, match, RETRIEVAL.column_weights, k, doc_ids)]
     return hits[:k]
-
-
-def doc_range(db: sqlite_utils.Database, doc_id: int) -> tuple[int, int] | None:
-    row = db.execute("SELECT min(id), max(id) FROM nodes WHERE doc_id = ?", [doc_id]).fetchone()
-    return None if row[0] is None else (row[0], row[1])
-
-
-def _match(db, match: str, limit: int, span: tuple[int, int] | None) -> list[tuple[int, float]]:
-    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
-    where, params = ("", []) if span is None else (" AND rowid BETWEEN ? AND ?", list(span))
-    sql = (f"SELECT rowid, -bm25(nodes_fts, {weights}) AS score FROM nodes_fts "
-           f"WHERE nodes_fts MATCH ?{where} ORDER BY score DESC LIMIT ?")
-    return db.execute(sql, [match, *params, limit]).fetchall()
-
-
-def _leaves_of(db, rows: list[tuple[int, float]], doc_ids: list[int] | None) -> list[Hit]:
-    if not rows:
-        return []
-    where, params = _leaf_filter(doc_ids)
-    marks = ",".join("?" * len(rows))
-    keep = {r[0] for r in db.execute(
-        f"SELECT id FROM nodes WHERE id IN ({marks}) AND {where}", [r[0] for r in rows] + params)}
-    return [Hit(node_id, float(score)) for node_id, score in rows if node_id in keep]
-
-
-def _match_leaves(db, match: str, k: int, doc_ids: list[int] | None) -> list[Hit]:
-    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
-    where, params = _leaf_filter(doc_ids)
-    sql = (
-        f"SELECT nodes_fts.rowid AS id, -bm25(nodes_fts, {weights}) AS score "
-        f"FROM nodes_fts JOIN nodes ON nodes.id = nodes_fts.rowid "
-        f"WHERE nodes_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?"
-    )
-    return [Hit(row[0], float(row[1])) for row in db.execute(sql, [match, *params, k]).fetchall()]
 
 
 def matched_terms(db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None) -> dict[str, int]:
     """For each content term of `question`, how many leaves contain it (0 = the store never says it;
     counting stops at 1000). The lexical half of the "nothing relevant" decision."""
-    where, params = _leaf_filter(doc_ids)
-    counts: dict[str, int] = {}
-    for term in content_terms(question)[:32]:
-        sql = (
-            "SELECT count(*) FROM (SELECT nodes_fts.rowid FROM nodes_fts JOIN nodes "
-            f"ON nodes.id = nodes_fts.rowid WHERE nodes_fts MATCH ? AND {where} LIMIT 1000)"
-        )
-        # Only the text column: a term that appears solely in titles is not evidence of content.
-        counts[term] = db.execute(sql, [f'text : "{term}"', *params]).fetchone()[0]
-    return counts
-
-
-def _leaf_filter(doc_ids: list[int] | None) -> tuple[str, list]:
-    if not doc_ids:
-        return "nodes.kind = 'paragraph'", []
-    marks = ",".join("?" * len(doc_ids))
-    return f"nodes.kind = 'paragraph' AND nodes.doc_id IN ({marks})", list(doc_ids)
+    # Only the text column: a term that appears solely in titles is not evidence of content.
+    return {term: fts.leaves_matching(db, f'text : "{term}"', doc_ids, RETRIEVAL.term_count_cap)
+            for term in content_terms(question)[:32]}
 
 
 def scores_in_documents(db: sqlite_utils.Database, question: str, doc_ids: list[int]) -> dict[int, float]:
@@ -114,7 +67,7 @@ def scores_in_documents(db: sqlite_utils.Database, question: str, doc_ids: list[
         return {}
     found: dict[int, float] = {}
     for doc_id in doc_ids:
-        span = doc_range(db, doc_id)
+        span = id_range(db, doc_id)
         if span is not None:
-            found.update({row[0]: float(row[1]) for row in _match(db, match, -1, span)})
+            found.update(fts.match_rows(db, match, RETRIEVAL.column_weights, -1, span))
     return found

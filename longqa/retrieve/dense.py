@@ -10,7 +10,8 @@ import numpy as np
 import sqlite_utils
 
 from longqa.retrieve.bm25 import Hit
-from longqa.store.vectors import leaf_count, load_vectors, stale_message
+from longqa.store.nodes import leaf_count
+from longqa.store.vectors import documents_missing_vectors, load_vectors, stale_message
 
 
 def search(
@@ -23,25 +24,9 @@ def search(
 def search_scopes(
     db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int, scopes: list[list[int] | None]
 ) -> list[list[Hit]]:
-    """Top `k` per scope (None = every document) from ONE pass over the matrix: at 100,000 leaves
-    the matrix-vector product is the cost, and the scopes only differ in which rows compete."""
-    matrix = load_vectors(db, model)
-    if not len(matrix) or k <= 0:
-        return [[] for _ in scopes]
-    node_ids, scores = matrix.scores(query_vector)
-    results = []
-    for scope in scopes:
-        if scope is None:
-            rows = np.arange(len(scores))
-        else:
-            rows = np.flatnonzero(np.isin(matrix.doc_ids, np.asarray(scope, dtype=np.int64)))
-        if not len(rows):
-            results.append([])
-            continue
-        top = rows[np.argpartition(-scores[rows], min(k, len(rows)) - 1)[:k]] if len(rows) > k else rows
-        top = top[np.lexsort((node_ids[top], -scores[top]))]
-        results.append([Hit(int(node_ids[i]), float(scores[i])) for i in top])
-    return results
+    """Top `k` per scope (None = every document), from one pass over the matrix."""
+    found = load_vectors(db, model).search_scopes(query_vector, k, scopes)
+    return [[Hit(hit.node_id, hit.score) for hit in hits] for hits in found]
 
 
 def unavailable_reason(db: sqlite_utils.Database, model: str) -> str | None:
@@ -60,9 +45,6 @@ def missing_note(db: sqlite_utils.Database, model: str) -> str | None:
     missing = leaf_count(db) - len(load_vectors(db, model))
     if missing <= 0:
         return None
-    docs = db.execute(
-        "SELECT count(DISTINCT n.doc_id) FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id "
-        "WHERE n.kind = 'paragraph' AND e.node_id IS NULL"
-    ).fetchone()[0]
+    docs = documents_missing_vectors(db)
     return (f"{missing} leaves in {docs} document(s) have no vectors yet, so BM25 alone ranks them "
             "(embedding unfinished: `longqa ingest` of the same files or `longqa reindex` completes it)")

@@ -15,6 +15,8 @@ from pathlib import Path
 import sqlite_utils
 
 from longqa.retrieve.terms import content_terms, words
+from longqa.store.db import database_name
+from longqa.store.documents import document_labels, documents_version
 
 _NAME_CACHE: dict[tuple[str, int, int], dict[int, set[str]]] = {}
 
@@ -29,13 +31,10 @@ def name_terms(title: str, path: str) -> set[str]:
 
 
 def document_names(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, set[str]]:
-    key_row = db.execute("SELECT count(*), coalesce(max(id), 0) FROM documents").fetchone()
-    key = (str(db.execute("PRAGMA database_list").fetchone()[2]), key_row[0], key_row[1])
+    key = (database_name(db), *documents_version(db))
     if key not in _NAME_CACHE:
         _NAME_CACHE.clear()
-        _NAME_CACHE[key] = {
-            row[0]: name_terms(row[1], row[2]) for row in db.execute("SELECT id, title, path FROM documents")
-        }
+        _NAME_CACHE[key] = {doc.id: name_terms(doc.title, doc.path) for doc in document_labels(db).values()}
     names = _NAME_CACHE[key]
     return {d: names[d] for d in doc_ids if d in names} if doc_ids else dict(names)
 

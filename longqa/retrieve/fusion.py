@@ -1,9 +1,15 @@
-"""Hybrid score fusion (OkraLong's assembled retriever): min-max each list, weight, add, cut.
+"""Hybrid score fusion (OkraLong's assembled retriever): normalise, weight, name prior, cut.
 
-Each retriever's top-k scores are min-max normalised to [0, 1] on their own (BM25 and cosine live
-on unrelated scales), combined with weights that lean 3:2 toward the side the question's
-information pattern favours (1:1 when it favours both), and candidates below 0.1 x the best fused
-score are dropped.
+The one scoring path of first-stage retrieval, in this order:
+1. each retriever's top-k scores are min-max normalised to [0, 1] on their own (BM25 and cosine
+   live on unrelated scales);
+2. they are combined with weights that lean 3:2 toward the side the question's information
+   pattern favours (1:1 when it favours both);
+3. when the question names some documents (docnames.py), a leaf's score is multiplied by
+   (1 + name_boost x its document's name match) / (1 + name_boost), so leaves of documents the
+   question does not name count 1 / (1 + name_boost) as much;
+4. candidates below relative_cutoff (0.1) x the best score are dropped.
+The numbers are retrieve/settings.py's.
 """
 
 from __future__ import annotations
@@ -11,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from longqa.retrieve.bm25 import Hit
+from longqa.retrieve.settings import RETRIEVAL
 
 PATTERNS = ("exact", "semantic", "both")
-RELATIVE_CUTOFF = 0.1
 
 
 @dataclass
@@ -26,12 +32,12 @@ class Fused:
     dense_raw: float | None = None
 
 
-def weights(pattern: str) -> tuple[float, float]:
+def weights(pattern: str, lean: float = RETRIEVAL.pattern_lean) -> tuple[float, float]:
     """(BM25 weight, dense weight) for an information pattern: exact, semantic or both."""
     if pattern == "exact":
-        return 0.6, 0.4
+        return lean, 1 - lean
     if pattern == "semantic":
-        return 0.4, 0.6
+        return 1 - lean, lean
     return 0.5, 0.5
 
 
@@ -50,10 +56,18 @@ def fuse(
     bm25_hits: list[Hit],
     dense_hits: list[Hit],
     pattern: str = "both",
-    cutoff: float = RELATIVE_CUTOFF,
+    name_match: dict[int, float] | None = None,
+    doc_of: dict[int, int] | None = None,
+    *,
+    name_boost: float = RETRIEVAL.name_boost,
+    cutoff: float = RETRIEVAL.relative_cutoff,
+    lean: float = RETRIEVAL.pattern_lean,
 ) -> list[Fused]:
-    """Fused candidates, best first, without those under `cutoff` x the best fused score."""
-    w_bm25, w_dense = weights(pattern)
+    """Fused candidates, best first, without those under `cutoff` x the best score.
+
+    `name_match` (document id -> how well the question names it, in [0, 1]) and `doc_of` (leaf
+    id -> document id) give the document-name prior; without them no leaf is down-weighted."""
+    w_bm25, w_dense = weights(pattern, lean)
     if not dense_hits:  # one retriever only: its normalised score is the fused score
         w_bm25, w_dense = 1.0, 0.0
     elif not bm25_hits:
@@ -64,9 +78,11 @@ def fuse(
     fused = []
     for node_id in dict.fromkeys([*raw_bm25, *raw_dense]):
         b, d = norm_bm25.get(node_id, 0.0), norm_dense.get(node_id, 0.0)
-        fused.append(
-            Fused(node_id, w_bm25 * b + w_dense * d, b, d, raw_bm25.get(node_id), raw_dense.get(node_id))
-        )
+        score = w_bm25 * b + w_dense * d
+        if name_match:
+            prior = name_match.get((doc_of or {}).get(node_id, -1), 0.0)
+            score *= (1 + name_boost * prior) / (1 + name_boost)
+        fused.append(Fused(node_id, score, b, d, raw_bm25.get(node_id), raw_dense.get(node_id)))
     fused.sort(key=lambda f: (-f.score, f.node_id))
     if not fused:
         return []

@@ -4,8 +4,8 @@
 2. When the question names some documents (docnames.py) and they are not all of them, both
    retrievers run once more restricted to those documents, so a big shelf cannot crowd the named
    filing out of the top k. BM25 statistics are global, so restricted and global scores compare.
-3. Fusion (fusion.py): min-max per retriever, weights by pattern, 0.1 x best cutoff; then leaves
-   of documents the question does not name are down-weighted by 1 / (1 + NAME_BOOST).
+3. Fusion (fusion.fuse, the one scoring path): min-max per retriever, weights by pattern, leaves
+   of documents the question does not name down-weighted by 1 / (1 + name_boost), 0.1 x best cut (retrieve/settings.py).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import sqlite_utils
 from longqa.retrieve import bm25, dense
 from longqa.retrieve.bm25 import Hit
 from longqa.retrieve.docnames import name_scores
-from longqa.retrieve.fusion import RELATIVE_CUTOFF, Fused, fuse
+from longqa.retrieve.fusion import Fused, fuse
+from longqa.retrieve.settings import RETRIEVAL, RetrievalSettings
+from longqa.store.documents import document_count
+from longqa.store.nodes import documents_of
 
 MODES = ("hybrid", "bm25", "dense")
-NAMED_DOC_MIN = 0.75  # a document is "named" when its name-match is at least this x the best
-NAME_BOOST = 3.0
-QUERY_CACHE = 16  # query vectors kept (a question, its sub-questions and bridge queries)
 
 
 @dataclass
@@ -50,7 +50,8 @@ class HybridRetriever:
     db: sqlite_utils.Database
     embedder: object | None = None  # longqa.models.base.Embedder
     mode: str = "hybrid"
-    k: int = 20
+    k: int = RETRIEVAL.k
+    settings: RetrievalSettings = RETRIEVAL  # the other tunables (retrieve/settings.py)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -75,7 +76,7 @@ class HybridRetriever:
         """The query's vector. One question is embedded once: retrieval, whole-document scoring
         and the answer's sentence focus all ask for it."""
         if text not in self._embedded:
-            if len(self._embedded) >= QUERY_CACHE:
+            if len(self._embedded) >= self.settings.query_cache:
                 self._embedded.pop(next(iter(self._embedded)))
             self._embedded[text] = self.embedder.embed([text])[0]
         return self._embedded[text]
@@ -87,7 +88,7 @@ class HybridRetriever:
         seconds: dict[str, float] = {}
         started = time.perf_counter()
         named = name_scores(self.db, query, doc_ids)
-        named_ids = [d for d, s in named.items() if s >= NAMED_DOC_MIN]
+        named_ids = [d for d, s in named.items() if s >= self.settings.named_doc_min]
         narrow = named_ids if named_ids and len(named_ids) < _doc_count(self.db, doc_ids) else None
 
         bm25_hits: list[Hit] = []
@@ -108,16 +109,9 @@ class HybridRetriever:
             dense_hits = _union(found[0], found[1]) if narrow else found[0]
             seconds["dense"] = time.perf_counter() - tick
 
-        candidates = fuse(bm25_hits, dense_hits, pattern, cutoff=0.0)
-        doc_of = _documents_of(self.db, [c.node_id for c in candidates])
-        if named:
-            for c in candidates:
-                prior = named.get(doc_of.get(c.node_id, -1), 0.0)
-                c.score *= (1 + NAME_BOOST * prior) / (1 + NAME_BOOST)
-            candidates.sort(key=lambda c: (-c.score, c.node_id))
-        if candidates:
-            best = candidates[0].score
-            candidates = [c for c in candidates if c.score >= RELATIVE_CUTOFF * best and c.score > 0]
+        doc_of = documents_of(self.db, list(dict.fromkeys(h.node_id for h in [*bm25_hits, *dense_hits])))
+        candidates = fuse(bm25_hits, dense_hits, pattern, named, doc_of, name_boost=self.settings.name_boost,
+                          cutoff=self.settings.relative_cutoff, lean=self.settings.pattern_lean)
         seconds["total"] = time.perf_counter() - started
         return Retrieval(query, candidates, bm25_hits, dense_hits, named, doc_of, seconds)
 
@@ -131,11 +125,4 @@ def _union(first: list[Hit], second: list[Hit]) -> list[Hit]:
 def _doc_count(db: sqlite_utils.Database, doc_ids: list[int] | None) -> int:
     if doc_ids:
         return len(set(doc_ids))
-    return db.execute("SELECT count(*) FROM documents").fetchone()[0]
-
-
-def _documents_of(db: sqlite_utils.Database, node_ids: list[int]) -> dict[int, int]:
-    if not node_ids:
-        return {}
-    marks = ",".join("?" * len(node_ids))
-    return dict(db.execute(f"SELECT id, doc_id FROM nodes WHERE id IN ({marks})", node_ids).fetchall())
+    return document_count(db)

@@ -186,5 +186,17 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
+def database_name(db: sqlite_utils.Database) -> str:
+    """The store's file name as SQLite has it ('' for an in-memory store)."""
+    row = db.execute("PRAGMA database_list").fetchone()
+    return row[2] if row and row[2] else ""
+
+
+def database_file(db: sqlite_utils.Database) -> Path | None:
+    """The file the store lives in (resolved), or None for an in-memory store."""
+    name = database_name(db)
+    return Path(name).resolve() if name else None
+
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

@@ -11,8 +11,8 @@ import sqlite_utils
 from longqa.errors import AmbiguousError, NotFoundError
 from longqa.names import as_text, shown, stored_path
 from longqa.store.db import now, transaction
-from longqa.store.nodes import FIELDS
-from longqa.structure.tree import Node, walk
+from longqa.store.nodes import CHUNK, FIELDS
+from longqa.tree_types import Node, walk
 
 
 @dataclass
@@ -24,6 +24,51 @@ class DocumentRecord:
     pages: int
     structure: str
     bytes: int
+
+
+@dataclass(frozen=True)
+class DocumentLabel:
+    """How a document is named in passages and matched by name: its id, title and stored path."""
+
+    id: int
+    title: str
+    path: str
+
+
+def document_labels(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, DocumentLabel]:
+    """Id -> label of the documents `doc_ids` (every document when None)."""
+    if doc_ids is None:
+        rows = db.execute("SELECT id, title, path FROM documents").fetchall()
+        return {row[0]: DocumentLabel(*row) for row in rows}
+    ids, found = list(doc_ids), {}
+    for i in range(0, len(ids), CHUNK):
+        chunk = ids[i : i + CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(f"SELECT id, title, path FROM documents WHERE id IN ({marks})", chunk):
+            found[row[0]] = DocumentLabel(*row)
+    return found
+
+
+def document_count(db: sqlite_utils.Database) -> int:
+    return db.execute("SELECT count(*) FROM documents").fetchone()[0]
+
+
+def document_ids(db: sqlite_utils.Database) -> set[int]:
+    return {row[0] for row in db.execute("SELECT id FROM documents")}
+
+
+def documents_version(db: sqlite_utils.Database) -> tuple[int, int]:
+    """(count, highest id): changes whenever a document is added or removed."""
+    row = db.execute("SELECT count(*), coalesce(max(id), 0) FROM documents").fetchone()
+    return row[0], row[1]
+
+
+def get_document(db: sqlite_utils.Database, doc_id: int) -> dict:
+    """The document's row (NotFoundError when there is none)."""
+    rows = list(db.query("SELECT * FROM documents WHERE id = ?", [doc_id]))
+    if not rows:
+        raise NotFoundError(f"document {doc_id}: no such document in the store")
+    return rows[0]
 
 
 def find_by_path(db: sqlite_utils.Database, path: str) -> dict | None:

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sqlite_utils
 
 from longqa.errors import NotFoundError
-from longqa.structure.tree import Node
+from longqa.tree_types import Node
 
 FIELDS = (  # the nodes table's columns, in order; Node has a field of each name
     "id", "doc_id", "parent_id", "kind", "title", "text", "summary", "path", "ord", "depth",
     "page_start", "page_end", "char_start", "char_end", "tokens",
 )
 SELECT_NODES = f"SELECT {', '.join(FIELDS)} FROM nodes"
+CHUNK = 500  # ids bound per statement (SQLite limits the number of bound parameters)
+
+
+@dataclass(frozen=True)
+class LeafText:
+    """What a leaf's vector is made from."""
+
+    node_id: int
+    path: str
+    text: str
 
 
 def to_node(row: dict) -> Node:
@@ -28,8 +40,8 @@ def get_node(db: sqlite_utils.Database, node_id: int) -> Node:
 def get_nodes(db: sqlite_utils.Database, node_ids: list[int]) -> dict[int, Node]:
     """Nodes by id, fetched in chunks (SQLite limits the number of bound parameters)."""
     found: dict[int, Node] = {}
-    for i in range(0, len(node_ids), 500):
-        chunk = node_ids[i : i + 500]
+    for i in range(0, len(node_ids), CHUNK):
+        chunk = node_ids[i : i + CHUNK]
         marks = ",".join("?" * len(chunk))
         for row in db.query(f"{SELECT_NODES} WHERE id IN ({marks})", chunk):
             found[row["id"]] = to_node(row)
@@ -61,3 +73,48 @@ def ancestors(db: sqlite_utils.Database, node: Node) -> list[Node]:
         chain.append(parent)
         parent_id = parent.parent_id
     return list(reversed(chain))
+
+
+def leaf_count(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> int:
+    """Leaves in the store, or in `doc_ids` (an index count: nodes_kind, migration m002)."""
+    if not doc_ids:
+        return db.execute("SELECT count(*) FROM nodes WHERE kind = 'paragraph'").fetchone()[0]
+    marks = ",".join("?" * len(doc_ids))
+    return db.execute(
+        f"SELECT count(*) FROM nodes WHERE kind = 'paragraph' AND doc_id IN ({marks})", list(doc_ids)
+    ).fetchone()[0]
+
+
+def leaf_texts(db: sqlite_utils.Database, doc_id: int) -> list[LeafText]:
+    """Every leaf of the document, in id order."""
+    return [LeafText(*row) for row in db.execute(
+        "SELECT id, path, text FROM nodes WHERE doc_id = ? AND kind = 'paragraph' ORDER BY id", [doc_id]
+    ).fetchall()]
+
+
+def id_range(db: sqlite_utils.Database, doc_id: int) -> tuple[int, int] | None:
+    """(lowest, highest) node id of the document: its nodes get consecutive ids at ingest."""
+    row = db.execute("SELECT min(id), max(id) FROM nodes WHERE doc_id = ?", [doc_id]).fetchone()
+    return None if row[0] is None else (row[0], row[1])
+
+
+def documents_of(db: sqlite_utils.Database, node_ids: list[int]) -> dict[int, int]:
+    """Node id -> its document id."""
+    found: dict[int, int] = {}
+    for i in range(0, len(node_ids), CHUNK):
+        chunk = node_ids[i : i + CHUNK]
+        marks = ",".join("?" * len(chunk))
+        found.update(db.execute(f"SELECT id, doc_id FROM nodes WHERE id IN ({marks})", chunk).fetchall())
+    return found
+
+
+def document_paths_of(db: sqlite_utils.Database, node_ids: list[int]) -> dict[int, str]:
+    """Node id -> the stored path of its document."""
+    found: dict[int, str] = {}
+    for i in range(0, len(node_ids), CHUNK):
+        chunk = node_ids[i : i + CHUNK]
+        marks = ",".join("?" * len(chunk))
+        found.update(db.execute(
+            f"SELECT nodes.id, documents.path FROM nodes JOIN documents ON documents.id = nodes.doc_id "
+            f"WHERE nodes.id IN ({marks})", chunk).fetchall())
+    return found

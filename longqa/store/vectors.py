@@ -11,7 +11,6 @@ with a request to run `longqa reindex`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable
 
 import numpy as np
@@ -19,6 +18,8 @@ import sqlite_utils
 
 from longqa.errors import LongqaError
 from longqa.store import vector_file
+from longqa.store.db import database_file, database_name, transaction
+from longqa.store.nodes import LeafText, leaf_count
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,26 @@ class VectorMatrix:
 
     def search(self, query: np.ndarray, k: int = 10, doc_ids: Iterable[int] | None = None) -> list[DenseHit]:
         """The `k` most similar leaves, best first (ties in document order)."""
-        node_ids, docs, scores = self._scored(query, doc_ids)
-        if k <= 0 or not len(scores):
-            return []
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.lexsort((node_ids[top], -scores[top]))]
-        return [DenseHit(int(node_ids[i]), int(docs[i]), float(scores[i])) for i in top]
+        return self.search_scopes(query, k, [doc_ids])[0]
+
+    def search_scopes(self, query: np.ndarray, k: int, scopes: list[Iterable[int] | None]) -> list[list[DenseHit]]:
+        """The top `k` per scope (None = every document), best first, from ONE matrix-vector
+        product: at 100,000 leaves the product is the cost, and the scopes only differ in which
+        rows compete (a question's whole store and the documents it names)."""
+        if k <= 0 or not len(self):
+            return [[] for _ in scopes]
+        node_ids, docs, scores = self._scored(query, None)
+        results = []
+        for scope in scopes:
+            if scope is None:
+                rows = np.arange(len(scores))
+            else:
+                rows = np.flatnonzero(np.isin(docs, np.fromiter(scope, dtype=np.int64)))
+            if len(rows) > k:
+                rows = rows[np.argpartition(-scores[rows], k - 1)[:k]]
+            rows = rows[np.lexsort((node_ids[rows], -scores[rows]))]
+            results.append([DenseHit(int(node_ids[i]), int(docs[i]), float(scores[i])) for i in rows])
+        return results
 
     def _scored(self, query, doc_ids):
         query = np.asarray(query, dtype=np.float32).reshape(-1)
@@ -83,16 +97,11 @@ def vector_state(db: sqlite_utils.Database) -> tuple[str, int]:
     return (row[0], int(row[1])) if row else ("", -1)
 
 
-def _store_file(db: sqlite_utils.Database) -> Path | None:
-    row = db.execute("PRAGMA database_list").fetchone()
-    return Path(row[2]).resolve() if row and row[2] else None
-
-
 def load_vectors(db: sqlite_utils.Database, model: str) -> VectorMatrix:
     """Every vector of `model` in the store: from the process cache, else mapped from the matrix
     file beside the store (store/vector_file.py) while it mirrors the store, else read from SQLite
     (and the file rewritten for the next process)."""
-    store = _store_file(db)
+    store = database_file(db)
     state = vector_state(db)
     key = (str(store) if store else f"memory:{id(db)}", model, state)
     cached = _CACHE.get(key)
@@ -163,15 +172,18 @@ def vector_models(db: sqlite_utils.Database) -> dict[str, int]:
     return {row[0]: row[1] for row in db.execute("SELECT model, COUNT(*) FROM embeddings GROUP BY model")}
 
 
-def leaf_count(db: sqlite_utils.Database) -> int:
-    """Leaves in the store (an index count: nodes_kind, migration m002)."""
-    return db.execute("SELECT count(*) FROM nodes WHERE kind = 'paragraph'").fetchone()[0]
-
-
 def leaves_without_vectors(db: sqlite_utils.Database, model: str) -> int:
     return db.execute(
         "SELECT COUNT(*) FROM nodes n WHERE n.kind = 'paragraph' AND NOT EXISTS "
         "(SELECT 1 FROM embeddings e WHERE e.node_id = n.id AND e.model = ?)", [model]
+    ).fetchone()[0]
+
+
+def documents_missing_vectors(db: sqlite_utils.Database) -> int:
+    """Documents with at least one leaf that has no vector of any embedder."""
+    return db.execute(
+        "SELECT count(DISTINCT n.doc_id) FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id "
+        "WHERE n.kind = 'paragraph' AND e.node_id IS NULL"
     ).fetchone()[0]
 
 
@@ -198,3 +210,66 @@ def require_current(db: sqlite_utils.Database, model: str) -> None:
     message = stale_message(db, model)
     if message:
         raise StaleEmbeddings(message)
+
+
+def vector_report(db: sqlite_utils.Database, model: str | None) -> dict:
+    """What `longqa models` says about a store: its file, vectors per embedder and, for the
+    embedder `model` in use, the leaves it has not embedded and any stale-embedder warning."""
+    report = {"path": database_name(db), "vectors": vector_models(db)}
+    if model:
+        report["leaves_without_vectors"] = leaves_without_vectors(db, model)
+        report["warning"] = stale_message(db, model)
+    return report
+
+
+# -- writing vectors ---------------------------------------------------------------------------
+
+def _vector_rows(model: str, node_ids: list[int], vectors: np.ndarray) -> list[tuple]:
+    return [
+        (node_id, model, int(vector.shape[0]), np.asarray(vector, np.float32).tobytes())
+        for node_id, vector in zip(node_ids, vectors)
+    ]
+
+
+def pending_leaves(db: sqlite_utils.Database, doc_id: int) -> list[LeafText]:
+    """The document's leaves that have no vector of any embedder, in id order."""
+    return [LeafText(*row) for row in db.execute(
+        "SELECT n.id, n.path, n.text FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id "
+        "WHERE n.doc_id = ? AND n.kind = 'paragraph' AND e.node_id IS NULL ORDER BY n.id", [doc_id]
+    ).fetchall()]
+
+
+def store_vectors(db: sqlite_utils.Database, model: str, node_ids: list[int], vectors: np.ndarray) -> int:
+    """Insert vectors in one transaction. A leaf deleted meanwhile (its document re-ingested by
+    another process) or embedded meanwhile is passed over, never overwritten."""
+    with transaction(db) as conn:
+        cursor = conn.executemany(
+            "INSERT OR IGNORE INTO embeddings (node_id, model, dim, vector) "
+            "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM nodes WHERE id = ?)",
+            [(*row, row[0]) for row in _vector_rows(model, node_ids, vectors)],
+        )
+        return max(cursor.rowcount, 0)  # rows inserted (the trigger's updates not counted)
+
+
+def replace_document_vectors(db: sqlite_utils.Database, doc_id: int, sha256: str, model: str,
+                             node_ids: list[int], vectors: np.ndarray) -> bool:
+    """Swap all of a document's vectors for these, in one transaction; False (nothing written)
+    when the document is gone or its content is no longer `sha256` (re-ingested meanwhile)."""
+    with transaction(db) as conn:
+        row = conn.execute("SELECT sha256 FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        if row is None or row[0] != sha256:
+            return False
+        conn.execute("DELETE FROM embeddings WHERE node_id IN (SELECT id FROM nodes WHERE doc_id = ?)", (doc_id,))
+        conn.executemany("INSERT INTO embeddings (node_id, model, dim, vector) VALUES (?,?,?,?)",
+                         _vector_rows(model, node_ids, vectors))
+        return True
+
+
+def document_vector_counts(db: sqlite_utils.Database, doc_id: int, model: str) -> tuple[int, int]:
+    """(vectors of `model`, vectors of any other embedder) among the document's nodes."""
+    current, other = db.execute(
+        "SELECT COALESCE(SUM(e.model = ?), 0), COALESCE(SUM(e.model != ?), 0) "
+        "FROM embeddings e JOIN nodes n ON n.id = e.node_id WHERE n.doc_id = ?",
+        [model, model, doc_id],
+    ).fetchone()
+    return int(current), int(other)

@@ -27,6 +27,8 @@ from typing import Callable
 import numpy as np
 
 from longqa.models.base import Embedder, Generator
+from longqa.models.counting import CountingGenerator
+from longqa.models.lazy import model_of
 from longqa.models.window import PromptTooLong
 from longqa.parse.blocks import ParsedDocument
 from longqa.store.cache import LlmCache, cached_complete, cached_json
@@ -77,38 +79,6 @@ class StructureReport:
     outlines: list[str] = field(default_factory=list)
 
 
-class CountingGenerator:
-    """Pass-through that counts calls and generated tokens (for reports and tests)."""
-
-    def __init__(self, inner: Generator):
-        self.inner = inner
-        self.name, self.n_ctx = inner.name, inner.n_ctx
-        self.calls = 0
-        self.generated_tokens = 0
-        self.seconds = 0.0
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def complete(self, prompt: str, **options) -> str:
-        started = time.perf_counter()
-        text = self.inner.complete(prompt, **options)
-        self.calls += 1
-        self.generated_tokens += self.inner.count_tokens(text) if text else 0
-        self.seconds += time.perf_counter() - started
-        return text
-
-    def stream(self, prompt: str, **options):
-        yield self.complete(prompt, **options)
-
-    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
-        started = time.perf_counter()
-        probs = self.inner.label_probs(prompt, labels)
-        self.calls += 1
-        self.seconds += time.perf_counter() - started
-        return probs
-
-
 class LlmStructurer:
     """The `LlmStructurer` callable of choose.py: ParsedDocument → tree, or None to fall back."""
 
@@ -132,8 +102,7 @@ class LlmStructurer:
     def generator(self) -> CountingGenerator:
         """The generator, loaded at the first document that needs it (a factory is accepted)."""
         if self._counting is None:
-            source = self._generator_source
-            self._counting = CountingGenerator(source if hasattr(source, "complete") else source())
+            self._counting = CountingGenerator(model_of(self._generator_source))
         return self._counting
 
     def __call__(self, doc: ParsedDocument) -> Node | None:

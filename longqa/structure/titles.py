@@ -13,6 +13,7 @@ from typing import Callable
 
 from longqa import tokens
 from longqa.models.base import Generator
+from longqa.models.lazy import LazyModel, model_of
 from longqa.store.cache import LlmCache, cached_complete
 from longqa.structure.build import finish
 from longqa.structure.tree import Node, leaves, sections
@@ -139,12 +140,10 @@ def make_section_annotator(
     untitled sections always, summaries per `summaries_wanted(summaries, ...)`. The generator
     (or zero-argument factory) is loaded only when a tree needs either."""
     cache = LlmCache(db) if db is not None else None
-    loaded: list[Generator] = []
+    lazy = LazyModel(lambda: model_of(generator))
 
     def model() -> Generator:
-        if not loaded:
-            loaded.append(generator if hasattr(generator, "complete") else generator())  # type: ignore[operator]
-        return loaded[0]
+        return lazy.loaded
 
     def annotate(root: Node, source: str) -> None:
         if any(not node.title.strip() for node in sections(root)):

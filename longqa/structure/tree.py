@@ -1,61 +1,7 @@
-"""The document tree: plain dataclasses and small pure helpers.
+"""The document tree as structure/ builds it. The types live in longqa/tree_types.py (at the
+bottom of the import graph, so the store can use them without importing structure/); they are
+re-exported here for the structure package's own modules."""
 
-document → section → subsection (any deeper heading level) → paragraph (leaves only).
-Character offsets refer to the document's body text: its kept blocks joined by blank lines.
-"""
+from longqa.tree_types import KINDS, Heading, Node, leaves, sections, walk
 
-from __future__ import annotations
-
-from dataclasses import dataclass, field
-from typing import Iterator
-
-KINDS = ("document", "section", "subsection", "paragraph")
-
-
-@dataclass
-class Node:
-    kind: str
-    title: str = ""
-    text: str = ""
-    depth: int = 0
-    page_start: int = 1
-    page_end: int = 1
-    char_start: int = 0
-    char_end: int = 0
-    tokens: int = 0
-    summary: str = ""
-    children: list["Node"] = field(default_factory=list)
-    # Set once the node is stored or loaded from the store.
-    id: int | None = None
-    parent_id: int | None = None
-    doc_id: int | None = None
-    ord: int = 0
-    path: str = ""  # ancestor titles joined by " > ", document title first
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.kind == "paragraph"
-
-
-@dataclass
-class Heading:
-    """A structure source's verdict: block `index` opens a section at `level` (1 = top)."""
-
-    index: int
-    level: int
-    title: str
-
-
-def walk(node: Node) -> Iterator[Node]:
-    """Pre-order traversal: the node, then each child's subtree in order (document order)."""
-    yield node
-    for child in node.children:
-        yield from walk(child)
-
-
-def leaves(node: Node) -> list[Node]:
-    return [n for n in walk(node) if n.is_leaf]
-
-
-def sections(node: Node) -> list[Node]:
-    return [n for n in walk(node) if n.kind in ("section", "subsection")]
+__all__ = ["KINDS", "Heading", "Node", "leaves", "sections", "walk"]

@@ -1,7 +1,8 @@
-"""Wrappers that count what a system costs: model calls, generated tokens, embedded texts, seconds.
+"""The one counting wrapper: model calls, generated tokens, embedded texts and seconds.
 
-Every system in a run gets the same wrapped generator and embedder, so the pipeline's internal
-calls (question analysis, expansion steps) are counted exactly like the harness's answer call.
+The evaluation gives every system of a run the same wrapped generator and embedder (one `Usage`),
+so the pipeline's internal calls are counted like the harness's answer call; the model
+structurer reports the calls and tokens each document cost.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import numpy as np
 @dataclass
 class Usage:
     generator_calls: int = 0
-    generated_tokens: int = 0
+    generated_tokens: int = 0  # tokens of text the generator wrote (complete, stream)
+    scored_tokens: int = 0  # next-token distributions read: one per label_probs, one per option
     generator_seconds: float = 0.0
     embed_calls: int = 0
     embedded_texts: int = 0
@@ -30,25 +32,43 @@ class Usage:
 
 
 class CountingGenerator:
-    """Delegates to a Generator and records each call."""
+    """Delegates to a Generator and records each call (a call that raised counts too) in `usage`."""
 
-    def __init__(self, inner, usage: Usage):
+    def __init__(self, inner, usage: Usage | None = None):
         self.inner = inner
-        self.usage = usage
+        self.usage = usage if usage is not None else Usage()
         self.name = inner.name
         self.n_ctx = inner.n_ctx
+
+    # The structurer's figures, read from the usage.
+    @property
+    def calls(self) -> int:
+        return self.usage.generator_calls
+
+    @property
+    def generated_tokens(self) -> int:
+        return self.usage.generated_tokens
+
+    @property
+    def seconds(self) -> float:
+        return self.usage.generator_seconds
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
+    def _spent(self, started: float, generated: int = 0, scored: int = 0) -> None:
+        self.usage.generator_calls += 1
+        self.usage.generated_tokens += generated
+        self.usage.scored_tokens += scored
+        self.usage.generator_seconds += time.perf_counter() - started
+
     def complete(self, prompt: str, **kwargs) -> str:
         started = time.perf_counter()
+        text = ""
         try:
             text = self.inner.complete(prompt, **kwargs)
         finally:
-            self.usage.generator_calls += 1
-            self.usage.generator_seconds += time.perf_counter() - started
-        self.usage.generated_tokens += self.inner.count_tokens(text) if text else 0
+            self._spent(started, self.inner.count_tokens(text) if text else 0)
         return text
 
     def stream(self, prompt: str, **kwargs) -> Iterator[str]:
@@ -59,28 +79,22 @@ class CountingGenerator:
                 pieces.append(piece)
                 yield piece
         finally:
-            self.usage.generator_calls += 1
-            self.usage.generator_seconds += time.perf_counter() - started
             text = "".join(pieces)
-            self.usage.generated_tokens += self.inner.count_tokens(text) if text else 0
+            self._spent(started, self.inner.count_tokens(text) if text else 0)
 
     def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
         started = time.perf_counter()
         try:
             return self.inner.label_probs(prompt, labels)
         finally:
-            self.usage.generator_calls += 1
-            self.usage.generated_tokens += 1  # one next-token distribution read
-            self.usage.generator_seconds += time.perf_counter() - started
+            self._spent(started, scored=1)  # one next-token distribution read
 
     def _option_logprobs(self, prompt: str, options: list[str], **kwargs) -> list[float]:
         started = time.perf_counter()
         try:
             return self.inner.option_logprobs(prompt, options, **kwargs)
         finally:
-            self.usage.generator_calls += 1
-            self.usage.generated_tokens += len(options)
-            self.usage.generator_seconds += time.perf_counter() - started
+            self._spent(started, scored=len(options))
 
     def __getattr__(self, name):  # anything else a backend offers (close, metadata, ...)
         if name == "option_logprobs" and hasattr(self.inner, name):
@@ -91,9 +105,9 @@ class CountingGenerator:
 class CountingEmbedder:
     """Delegates to an Embedder and records each call and the number of texts."""
 
-    def __init__(self, inner, usage: Usage):
+    def __init__(self, inner, usage: Usage | None = None):
         self.inner = inner
-        self.usage = usage
+        self.usage = usage if usage is not None else Usage()
         self.name = inner.name
         self.dim = inner.dim
 

@@ -1,0 +1,100 @@
+"""The one set of fake models for tests of control flow (which calls happen, what the output
+holds) without loading a model. Tests that need real behaviour use the real models (marker
+`models`).
+
+The fakes recognise prompts by the constants the prompt modules export (longqa/ask/prompts.py,
+grounded.NO_ANSWER),
+never by copied wording, so a reworded prompt cannot silently change what a fake answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import numpy as np
+
+from longqa import tokens
+from longqa.ask import prompts
+from longqa.ask.grounded import NO_ANSWER
+
+# The bag-of-words fake's cosines run lower than all-MiniLM-L6-v2's, for which the default
+# "nothing relevant" cosine threshold (0.42) is calibrated; tests with the fake use this one.
+FAKE_COSINE_MIN = 0.3
+
+
+class FakeEmbedder:
+    """Bag of words hashed into `dim` dimensions, L2-normalised: texts sharing words are close,
+    others are not. Words are cut to six letters, a crude stem, so "reactors" and "reactor" meet.
+    Its cosines run lower than the real embedder's: tests that let the "nothing relevant" check
+    read them pass FAKE_COSINE_MIN. `calls` counts embed() calls."""
+
+    name = "fake-bow-256"
+    dim = 256
+
+    def __init__(self, name: str | None = None, dim: int | None = None):
+        self.name, self.dim, self.calls = name or self.name, dim or self.dim, 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                out[row, int(hashlib.md5(word[:6].encode()).hexdigest(), 16) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-12)
+
+
+class FakeGenerator:
+    """A scripted generator. It records every call; label probabilities come from `choose`.
+
+    - label_probs: `choose(prompt, labels)` may return a label to favour (p = 0.8), else uniform.
+    - complete/stream with a grammar: canned lines in the grammar's shape (next query, split).
+    - answers: "<first sentence of passage 1> [1]" streamed word by word.
+    """
+
+    name = "fake-generator"
+    n_ctx = 8192
+
+    def __init__(self, choose=None, next_queries: list[str] | None = None, splits: list[str] | None = None):
+        self.choose = choose or (lambda prompt, labels: None)
+        self.next_queries = list(next_queries or [])
+        self.splits = list(splits or [])
+        self.calls: list[tuple[str, str]] = []  # (kind, prompt)
+
+    def count_tokens(self, text: str) -> int:
+        return tokens.count(text)
+
+    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
+        self.calls.append(("label_probs", prompt))
+        favoured = self.choose(prompt, labels)
+        if favoured is None:
+            return {label: 1.0 / len(labels) for label in labels}
+        rest = (1.0 - 0.8) / max(len(labels) - 1, 1)
+        return {label: 0.8 if label == favoured else rest for label in labels}
+
+    def complete(self, prompt, *, max_tokens=256, stop=None, grammar=None, temperature=0.0) -> str:
+        return "".join(self.stream(prompt, max_tokens=max_tokens, stop=stop, grammar=grammar,
+                                   temperature=temperature))
+
+    def stream(self, prompt, *, max_tokens=256, stop=None, grammar=None, temperature=0.0):
+        self.calls.append(("generate", prompt))
+        if grammar and prompts.NEXT_QUERY in grammar:
+            query = self.next_queries.pop(0) if self.next_queries else "What is the question again?"
+            text = f" The context names something.\n{prompts.NEXT_QUERY} {query}"
+        elif grammar and prompts.SECOND_SUB_QUESTION in grammar:
+            first, second = (self.splits + ["part one?", "part two?"])[:2]
+            text = f" {first}\n{prompts.SECOND_SUB_QUESTION} {second}"
+        else:
+            text = " " + self._answer(prompt)
+        for piece in re.findall(r"\s*\S+", text):
+            yield piece
+
+    @staticmethod
+    def _answer(prompt: str) -> str:
+        passages = prompt.rsplit(prompts.PASSAGES_HEAD, 1)[-1]  # the real passages follow the example
+        match = re.search(r"(?:^|\n)\[1\][^\n]*\n([^\n]+)", passages)
+        if not match:
+            return NO_ANSWER
+        sentence = re.split(r"(?<=[.!?])\s", match.group(1).strip())[0]
+        return f"{sentence} [1]"

@@ -1,0 +1,198 @@
+"""The package seams hold: only longqa/store/ speaks SQL, and longqa's packages import one another
+in one direction (no cycle).
+
+Both checks read the source with `ast`, so prose in comments and docstrings never trips them and
+an import written inside a function counts like one at the top of a module.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import longqa
+
+ROOT = Path(longqa.__file__).parent
+# A statement, not a word: "SELECT x FROM", "INSERT INTO", "UPDATE t SET", "DELETE FROM".
+SQL = re.compile(
+    r"\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+(?:OR\s+\w+\s+)?INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b"
+)
+# Lower first. A package may import itself, any package ranked below it, and the shared
+# bottom modules; `models` stands beside the pipeline (anything may use a model, models use
+# nothing of the pipeline).
+ORDER = ["parse", "structure", "store", "retrieve", "ask"]
+# The one upward import left: structure/ remembers its model calls in the store's LLM cache
+# (store/cache.py, which imports nothing of structure/). Passing the cache in from `ingest`
+# belongs to the structure package's boundary rewrite.
+UPWARD_ALLOWED = {("structure", "longqa.store.cache")}
+
+
+def _modules() -> dict[str, ast.Module]:
+    return {
+        ".".join(path.relative_to(ROOT.parent).with_suffix("").parts): ast.parse(path.read_text(), str(path))
+        for path in sorted(ROOT.rglob("*.py"))
+    }
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """ids of the string constants that are docstrings (prose, not code)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def _string_parts(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, text) of every string literal that is not a docstring; an f-string's literal parts
+    are joined with a placeholder so that `f"SELECT {cols} FROM t"` still reads as SQL."""
+    skip = _docstrings(tree)
+    parts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) else " x " for v in node.values)
+            parts.append((node.lineno, text))
+            skip.update(id(v) for v in node.values)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            parts.append((node.lineno, node.value))
+    return parts
+
+
+def _package(module: str) -> str:
+    """`longqa.store.db` -> `store`; a top-level module is its own unit (`longqa.ingest` -> `ingest`)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "longqa"
+
+
+def _imports(module: str, tree: ast.Module) -> set[str]:
+    """Every longqa module `module` imports, at any depth of its code."""
+    here = module.split(".")[:-1]  # the package a relative import starts from
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("longqa"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[: len(here) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.startswith("longqa"):
+                found.add(target)
+                found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+def module_edges() -> set[tuple[str, str]]:
+    """(importing module, imported module) for every import of one longqa module by another."""
+    modules = _modules()
+    names = {m.removesuffix(".__init__") for m in modules}
+    edges = set()
+    for module, tree in modules.items():
+        for target in _imports(module, tree):
+            while target not in names and "." in target:  # `from longqa.x import name`
+                target = target.rsplit(".", 1)[0]
+            if target in names and target != "longqa":
+                edges.add((module, target))
+    return edges
+
+
+def package_graph(skip: set[tuple[str, str]] = frozenset()) -> dict[str, dict[str, set[str]]]:
+    """package -> imported package -> the modules that make that import (for the message);
+    `skip` leaves out (package, imported module) pairs."""
+    graph: dict[str, dict[str, set[str]]] = {}
+    for module, target in module_edges():
+        source, imported = _package(module), _package(target)
+        if imported != source and (source, target) not in skip:
+            graph.setdefault(source, {}).setdefault(imported, set()).add(module)
+    return graph
+
+
+def _cycles(graph: dict[str, dict[str, set[str]]]) -> list[list[str]]:
+    """Each strongly connected group of more than one package (Tarjan), as a sorted list."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, {}):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_sql_outside_the_store():
+    found = []
+    for module, tree in _modules().items():
+        if module.startswith("longqa.store."):
+            continue
+        for line, text in _string_parts(tree):
+            if SQL.search(text):
+                found.append(f"{module}:{line}: {' '.join(text.split())[:70]}")
+    assert not found, "SQL outside longqa/store/:\n" + "\n".join(found)
+
+
+def test_the_sql_check_sees_sql():
+    """The check above can fail: it finds a statement in code and ignores one in a docstring."""
+    tree = ast.parse('"""SELECT id FROM nodes in prose."""\nq = f"SELECT {c} FROM nodes"\nr = "DELETE FROM t"\n')
+    found = [text for _, text in _string_parts(tree) if SQL.search(text)]
+    assert len(found) == 2 and all("prose" not in text for text in found)
+
+
+def test_no_import_cycle_between_packages():
+    graph = package_graph()
+    cycles = _cycles(graph)
+    lines = []
+    for group in cycles:
+        for source in group:
+            for target in group:
+                if target in graph.get(source, {}):
+                    lines.append(f"{source} -> {target} ({', '.join(sorted(graph[source][target]))})")
+    assert not cycles, "import cycles between longqa packages:\n" + "\n".join(lines)
+
+
+def test_pipeline_packages_import_downward_only():
+    """parse → structure → store → retrieve → ask: a lower package never imports a higher one,
+    and models (beside them) imports none of them."""
+    graph = package_graph(skip=UPWARD_ALLOWED)
+    wrong = []
+    for source, targets in graph.items():
+        for target in targets:
+            upward = source in ORDER and target in ORDER and ORDER.index(target) > ORDER.index(source)
+            if upward or (source == "models" and target in ORDER):
+                wrong.append(f"{source} -> {target} ({', '.join(sorted(targets[target]))})")
+    assert not wrong, "imports against the layering:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_cycle_check_sees_a_cycle():
+    graph = {"a": {"b": {"a.x"}}, "b": {"c": {"b.y"}}, "c": {"a": {"c.z"}}, "d": {"a": {"d.w"}}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_the_tree_types_import_nothing_of_longqa():
+    """The bottom of the graph: every package may use the tree without importing another."""
+    assert not [target for module, target in module_edges() if module == "longqa.tree_types"]
+    assert ("longqa.store.nodes", "longqa.tree_types") in module_edges()  # the walk sees imports
