@@ -51,15 +51,18 @@ class FakeGenerator:
     """A scripted generator. It records every call; label probabilities come from `choose`.
 
     - label_probs: `choose(prompt, labels)` may return a label to favour (p = 0.8), else uniform.
-    - complete/stream with a grammar: canned lines in the grammar's shape (next query, split).
+    - complete/stream with a grammar: canned lines in the grammar's shape (next query, split);
+      a router move is `route(prompt, grammar)` (default: a reply that is no move).
     - answers: "<first sentence of passage 1> [1]" streamed word by word.
     """
 
     name = "fake-generator"
     n_ctx = 8192
 
-    def __init__(self, choose=None, next_queries: list[str] | None = None, splits: list[str] | None = None):
+    def __init__(self, choose=None, next_queries: list[str] | None = None, splits: list[str] | None = None,
+                 route=None):
         self.choose = choose or (lambda prompt, labels: None)
+        self.route = route or (lambda prompt, grammar: " (no move)")  # the router's reply
         self.next_queries = list(next_queries or [])
         self.splits = list(splits or [])
         self.calls: list[tuple[str, str]] = []  # (kind, prompt)
@@ -84,6 +87,8 @@ class FakeGenerator:
         if grammar and "Next query" in grammar:
             query = self.next_queries.pop(0) if self.next_queries else "What is the question again?"
             text = f" The context names something.\nNext query: {query}"
+        elif grammar and "REFUSE" in grammar:  # router.py's one-move grammar
+            text = self.route(prompt, grammar)
         elif grammar and "Sub-question 2" in grammar:
             first, second = (self.splits + ["part one?", "part two?"])[:2]
             text = f" {first}\nSub-question 2: {second}"

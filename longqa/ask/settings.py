@@ -63,8 +63,25 @@ class SearchSettings:
     # ... and keeps the sections only when the sufficiency check rises by at least this much.
     precise_margin: float = 0.05
 
+    # -- RDR2's router (ask/router.py) -----------------------------------------------------------
+    # "auto": the generator picks ANSWER / EXPAND / REFUSE each step only when its measured router
+    # skill is above chance (skill.py; gemma-3-270m's is not, so it adds no latency); "on": always
+    # (the `longqa-router` ablation); "off": never.
+    router: str = "auto"
+    # The serialised subtree is cut to this many tokens (the worked example adds ~170 more);
+    # it shows at most `router_frontier` frontier nodes, best first.
+    router_tokens: int = 600
+    router_frontier: int = 8
+    # A leaf not opened yet shows its first `router_hidden_words` words and "…"; an opened
+    # (selected) leaf shows `router_open_words`. Headings are always shown in full.
+    router_hidden_words: int = 10
+    router_open_words: int = 40
+    # ANSWER may list at most this many ids.
+    router_max_answer: int = 4
+
     def but(self, **changes) -> "SearchSettings":
         return replace(self, **changes)
 
 
 DEFAULT = SearchSettings()
+ROUTER_MODES = ("auto", "on", "off")  # SearchSettings.router
