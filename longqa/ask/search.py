@@ -17,8 +17,8 @@ each node, so the KV cache of the previous step is reused (PECAN's node-level ca
 Stop rules after PECAN: judged sufficient (>= confidence t_p) `patience` (t_n) times, or a cap on
 nodes, tokens (the budget) or seconds. RDR2's router, where a generator may steer (router.py;
 `router` setting, weighted by its measured skill), is asked before each step for one move on the
-serialised subtree: EXPAND(id) raises that frontier node to the top so it is taken next, ANSWER(ids)
-adds those nodes and stops, REFUSE stops. Then OkraLong's precise mode: a search that ended without
+serialised subtree: EXPAND(id) raises that frontier node (to the top at full weight, so it is taken
+next), ANSWER(ids) adds those nodes and stops, REFUSE stops. Then OkraLong's precise mode: a search that ended without
 ever being sufficient (and not merely out of time or by the router's call), on a question with
 relevant material, retries once with the best whole sections. Every step is logged for
 `ask --json`'s `steps`.
