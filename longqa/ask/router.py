@@ -129,8 +129,8 @@ _MOVE = re.compile(r"\[?\b(ANSWER|EXPAND|REFUSE)\b\]?\s*(?:\(([^)\n]*)\)?|([\d ,
 
 
 def parse(reply: str, answer_ids: list[int], expand_ids: list[int]) -> Action:
-    """The first well-formed legal action in `reply`, else NO_ACTION. Ids not offered are dropped;
-    an EXPAND or ANSWER left with no legal id is no action."""
+    """The first move named in `reply`, else a "none" action (kept with the reply, for the log).
+    Ids not offered are dropped; an EXPAND or ANSWER left with no legal id is no action."""
     match = _MOVE.search(reply or "")
     if match is None:
         return Action("none", (), reply or "")
