@@ -149,5 +149,8 @@ def decide(generator, question: str, tree: str, answer_ids: list[int], expand_id
            max_answer: int, refuse: bool = True) -> Action:
     """Ask `generator` for one action on `tree`; the grammar holds it to the legal ids."""
     rules = grammar(answer_ids, expand_ids, max_answer, refuse)
+    keep = getattr(generator, "keep_prefix", None)
+    if keep is not None:  # a local backend keeps the example's KV state between calls
+        keep(ROUTER_HEAD)
     reply = generator.complete(prompt(question, tree), max_tokens=MAX_REPLY_TOKENS, stop=["\n"], grammar=rules)
     return parse(reply, answer_ids, expand_ids)
