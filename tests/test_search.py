@@ -332,9 +332,10 @@ def test_router_at_chance_is_not_asked(filing_db):
     generator = FakeGenerator(route=lambda prompt, grammar: asked.append(prompt) or " REFUSE")
     generator.name = "gemma-3-270m-q4_k_m"
     assert skill.router_weight(generator) == 0.0  # measured at chance (bench/decisions.py)
-    refined = make_pipeline(filing_db, generator, budget=300).retrieve_context("What net revenue did Orion Foods report?")
+    question = "What net revenue did Orion Foods report?"
+    refined = make_pipeline(filing_db, generator, budget=300).retrieve_context(question)
     assert asked == [] and "router-skipped" in [s["action"] for s in refined.steps]
     assert stop_of(refined)["reason"] != "router refuse"
     # forced on, the same model is asked
-    make_pipeline(filing_db, generator, budget=300, router="on").retrieve_context("What net revenue did Orion Foods report?")
-    assert asked
+    forced = make_pipeline(filing_db, generator, budget=300, router="on").retrieve_context(question)
+    assert asked and stop_of(forced)["reason"] == "router refuse"
