@@ -1,6 +1,7 @@
 """How good is each model-made decision of `ask`, for the model in use? Prints a table; asserts nothing.
 
     python bench/decisions.py --work-dir /work/evalrun-search [--half tune] [--limit 60] [-m MODEL.gguf]
+                              [--decisions scope,type,outline,sufficiency,router]
 
 Questions come from ../shared/evaldata/dev.jsonl (the TUNE half by default: weights are set on
 it, figures reported on the other half); each is asked of its own documents in an eval store
@@ -16,7 +17,14 @@ Labels, and how far they can be trusted:
 - outline choice (top-1 accuracy, chance 1/sections shown): the shown section holding a gold
   answer string, where exactly one does;
 - sufficiency (AUC of p(yes)): whether the shown passages (the best 3 first-stage leaves, or
-  the 4th-6th) contain a gold answer string.
+  the 4th-6th) contain a gold answer string;
+- the router's moves (ask/router.py, on the subtree of the best first-stage leaves as the search
+  would show it), where some but not all of those leaves hold gold (a gold answer string, or for
+  yes/no and free-form questions a leaf inside a gold evidence passage or holding one):
+  router-expand (accuracy, chance = the share of gold leaves shown): with nothing read yet and
+  only EXPAND allowed, the node it reads holds gold;
+  router-answer (class-balanced accuracy, chance 0.5): with one leaf read, ANSWER when that leaf
+  holds gold, any other move when it does not (the other shown leaves hold none).
 The last column is the weight longqa.ask.skill derives: max(0, (skill - chance) / (1 - chance)).
 """
 
@@ -32,6 +40,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
+
+
+DECISIONS = ("scope", "type", "outline", "sufficiency", "router")
 
 
 def gold_type(q: dict) -> str:
@@ -67,7 +78,12 @@ def main() -> None:
     parser.add_argument("--half", default="tune")
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("-m", "--model", default=None)
+    parser.add_argument("--decisions", default=",".join(DECISIONS),
+                        help="comma-separated subset of " + ",".join(DECISIONS))
     args = parser.parse_args()
+    wanted = set(args.decisions.split(","))
+    if not wanted <= set(DECISIONS):
+        parser.error(f"--decisions: choose from {','.join(DECISIONS)}")
 
     from longqa.ask import outline, prompts
     from longqa.ask.analyze import MODEL_TYPES
@@ -93,6 +109,8 @@ def main() -> None:
     type_hits: dict[str, list[bool]] = {}
     used_hits: dict[str, list[bool]] = {}
     outline_hits, outline_chance = [], []
+    expand_hits, expand_chance = [], []
+    answer_moves: dict[bool, list[str]] = {True: [], False: []}  # gold read -> the moves made
     used = 0
     started = time.process_time()
     # round-robin over datasets so a small --limit still covers all of them
@@ -112,15 +130,19 @@ def main() -> None:
         used += 1
         question = " ".join(q["question"].split())
         # scope and type
-        probs = generator.label_probs(prompts.analysis_prompt(question), [" local", " global"])
-        scope_pairs.append((probs[" global"], q["metric"] == "judge"))
-        label = "global" if probs[" global"] >= 0.5 else "local"
-        types = generator.label_probs(prompts.analysis_prompt(question, label), [f" {t}" for t in prompts.TYPES])
-        picked = max(types, key=types.get).strip()
-        type_hits.setdefault(gold_type(q), []).append(picked == gold_type(q))
-        if gold_type(q) in MODEL_TYPES:  # the choice as ask makes it: only between these two
-            two = generator.label_probs(prompts.analysis_prompt(question, label), [f" {t}" for t in MODEL_TYPES])
-            used_hits.setdefault(gold_type(q), []).append(max(two, key=two.get).strip() == gold_type(q))
+        if wanted & {"scope", "type"}:
+            probs = generator.label_probs(prompts.analysis_prompt(question), [" local", " global"])
+            scope_pairs.append((probs[" global"], q["metric"] == "judge"))
+            label = "global" if probs[" global"] >= 0.5 else "local"
+        if "type" in wanted:
+            types = generator.label_probs(prompts.analysis_prompt(question, label),
+                                          [f" {t}" for t in prompts.TYPES])
+            picked = max(types, key=types.get).strip()
+            type_hits.setdefault(gold_type(q), []).append(picked == gold_type(q))
+            if gold_type(q) in MODEL_TYPES:  # the choice as ask makes it: only between these two
+                two = generator.label_probs(prompts.analysis_prompt(question, label),
+                                            [f" {t}" for t in MODEL_TYPES])
+                used_hits.setdefault(gold_type(q), []).append(max(two, key=two.get).strip() == gold_type(q))
         # first-stage leaves for the outline and sufficiency
         first = retriever.retrieve(question, "both", ids)
         ranked = [c.node_id for c in first.candidates]
@@ -128,11 +150,15 @@ def main() -> None:
             continue
         roots = [load_tree(db, d) for d in ids]
         texts = {n.id: n.text for r in roots for n in walk(r) if n.is_leaf}
-        for group in (ranked[:3], ranked[3:6]):
+        for group in (ranked[:3], ranked[3:6]) if "sufficiency" in wanted else ():
             shown = [tokens.truncate(" ".join(texts[i].split()), DEFAULT.probe_tokens) for i in group if i in texts]
             if shown:
                 p = generator.label_probs(prompts.sufficiency_prompt(question, shown), [" yes", " no"])[" yes"]
                 suff_pairs.append((p, has_answer(" ".join(texts[i] for i in group if i in texts), q["answers"])))
+        if "router" in wanted:
+            route_probe(generator, question, q, roots, ranked, expand_hits, expand_chance, answer_moves)
+        if "outline" not in wanted:
+            continue
         sections = outline.candidate_sections(roots, first.scores())
         titles = {r.doc_id: r.title for r in roots}
         choice = outline.choose_sections(generator, question, sections, titles)
@@ -157,6 +183,13 @@ def main() -> None:
     rows.append(("outline choice", len(outline_hits), sum(outline_hits) / len(outline_hits) if outline_hits else None,
                  sum(outline_chance) / len(outline_chance) if outline_chance else None))
     rows.append(("sufficiency", len(suff_pairs), auc(suff_pairs), 0.5))
+    rows.append(("router-expand", len(expand_hits), sum(expand_hits) / len(expand_hits) if expand_hits else None,
+                 sum(expand_chance) / len(expand_chance) if expand_chance else None))
+    answered = {label: [m == "ANSWER" for m in moves] for label, moves in answer_moves.items()}
+    rows.append(("router-answer", sum(len(v) for v in answered.values()),
+                 (sum(answered[True]) / len(answered[True]) + 1 - sum(answered[False]) / len(answered[False])) / 2
+                 if all(answered.values()) else None, 0.5))
+    rows = [row for row in rows if row[0].split(" ")[0].split("-")[0] in wanted]
     print(f"model: {generator.name}; {used} questions of the {args.half} half; "
           f"{time.process_time() - started:.1f} CPU s; load average {os.getloadavg()[0]:.2f}")
     print(f"{'decision':<16} {'n':>4} {'skill':>6} {'chance':>6} {'weight':>6}")
@@ -168,6 +201,61 @@ def main() -> None:
         print(f"{name:<16} {n:>4} {skill:>6.3f} {chance:>6.3f} {weight:>6.3f}")
     for c in present:
         print(f"  type {c}: {sum(type_hits[c])}/{len(type_hits[c])}")
+    for label, moves in answer_moves.items():
+        if moves:
+            counts = {kind: moves.count(kind) for kind in sorted(set(moves))}
+            print(f"  router moves with a {'gold' if label else 'non-gold'} leaf read: {counts}")
+
+
+def holds_gold(text: str, q: dict) -> bool:
+    """A gold answer string in `text`; for yes/no and free-form answers, `text` lies inside a gold
+    evidence passage or holds one (80% of the tokens of one in one window)."""
+    from longqa.eval.metrics import answer_in_context, tokens_of, window_coverage
+
+    found = answer_in_context(q["answers"], text)
+    if found is not None:
+        return found
+    own = tokens_of(text)
+    for passage in (tokens_of(e["text"]) for e in q.get("evidence") or []):
+        if passage and own and (window_coverage(own, passage) >= 0.8 or window_coverage(passage, own) >= 0.8):
+            return True
+    return False
+
+
+def route_probe(generator, question, q, roots, ranked, expand_hits, expand_chance, answer_moves) -> None:
+    """The router's two decisions on the best first-stage leaves, shown as the search shows them."""
+    from longqa.ask import router
+    from longqa.ask.settings import DEFAULT
+    from longqa.structure.tree import walk
+
+    nodes, parent_of, order = {}, {}, {}
+    for root in roots:
+        for node in walk(root):
+            nodes[node.id], order[node.id] = node, len(order)
+            for child in node.children:
+                parent_of[child.id] = node
+    top = [i for i in ranked if i in nodes and nodes[i].is_leaf][: DEFAULT.router_frontier]
+    gold = [i for i in top if holds_gold(nodes[i].text, q)]
+    if not gold or len(gold) == len(top):
+        return
+    s = DEFAULT
+
+    def view(shown, opened):
+        return router.render(shown, opened, nodes, parent_of, order, s.router_tokens, s.router_hidden_words,
+                             s.router_open_words)
+
+    tree, kept = view(top, set())
+    if len(kept) > 1 and set(kept) & set(gold):  # the cap may have cut some of the leaves
+        move = router.decide(generator, question, tree, [], kept, s.router_max_answer, refuse=False)
+        expand_hits.append(bool(move.ids) and move.ids[0] in gold)
+        expand_chance.append(len(set(kept) & set(gold)) / len(kept))
+    others = [i for i in top if i not in gold]
+    rest = others[1:]
+    for read, label in ((gold[0], True), (others[0], False)):
+        tree, kept = view([read] + rest, {read})
+        frontier = [i for i in kept if i != read]
+        move = router.decide(generator, question, tree, kept, frontier, s.router_max_answer)
+        answer_moves[label].append(move.kind)
 
 
 def iter_pad(items: list) -> list:

@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from longqa import tokens
-from longqa.ask import prompts
+from longqa.ask import prompts, router
 from longqa.ask.grounded import NO_ANSWER
 
 # The bag-of-words fake's cosines run lower than all-MiniLM-L6-v2's, for which the default
@@ -49,15 +49,18 @@ class FakeGenerator:
     """A scripted generator. It records every call; label probabilities come from `choose`.
 
     - label_probs: `choose(prompt, labels)` may return a label to favour (p = 0.8), else uniform.
-    - complete/stream with a grammar: canned lines in the grammar's shape (next query, split).
+    - complete/stream with a grammar: canned lines in the grammar's shape (next query, split);
+      a router move is `route(prompt, grammar)` (default: a reply that is no move).
     - answers: "<first sentence of passage 1> [1]" streamed word by word.
     """
 
     name = "fake-generator"
     n_ctx = 8192
 
-    def __init__(self, choose=None, next_queries: list[str] | None = None, splits: list[str] | None = None):
+    def __init__(self, choose=None, next_queries: list[str] | None = None, splits: list[str] | None = None,
+                 route=None):
         self.choose = choose or (lambda prompt, labels: None)
+        self.route = route or (lambda prompt, grammar: " (no move)")  # the router's reply
         self.next_queries = list(next_queries or [])
         self.splits = list(splits or [])
         self.calls: list[tuple[str, str]] = []  # (kind, prompt)
@@ -82,6 +85,8 @@ class FakeGenerator:
         if grammar and prompts.NEXT_QUERY in grammar:
             query = self.next_queries.pop(0) if self.next_queries else "What is the question again?"
             text = f" The context names something.\n{prompts.NEXT_QUERY} {query}"
+        elif grammar and router.REFUSE_MOVE in grammar:  # router.py's one-move grammar
+            text = self.route(prompt, grammar)
         elif grammar and prompts.SECOND_SUB_QUESTION in grammar:
             first, second = (self.splits + ["part one?", "part two?"])[:2]
             text = f" {first}\n{prompts.SECOND_SUB_QUESTION} {second}"

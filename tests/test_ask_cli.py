@@ -95,3 +95,13 @@ def test_absent_topic_never_loads_the_generator(store, monkeypatch, capsys):
     assert code == 4 and loads == []
     code, _, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "-d", store)
     assert code == 0 and loads == [1]
+
+
+def test_router_flag_turns_the_router_on_and_off(store, monkeypatch, capsys):
+    for mode, asked in (("on", True), ("off", False)):
+        code, out, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--context-only", "--json", "--router", mode,
+                              "-d", store)
+        routed = [s for s in json.loads(out)["steps"] if s["action"] == "router"]
+        assert code == 0 and bool(routed) == asked
+    code, out, err = longqa(monkeypatch, capsys, "ask", QUESTION, "--router", "sometimes", "-d", store)
+    assert code == 2 and "--router" in err and "Traceback" not in err and out == ""

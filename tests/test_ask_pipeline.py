@@ -128,7 +128,8 @@ def test_bridge_hops_are_capped_by_max_steps_and_never_repeat(handbook_db):
 def test_max_steps_zero_means_no_expansion(handbook_db):
     refined = make_pipeline(handbook_db, FakeGenerator(), max_steps=0, confidence=1.1).retrieve_context(
         "Who trains the operators that handle the fuel assemblies?")
-    assert {s["action"] for s in refined.steps} <= {"outline", "add", "stop", "precise"}
+    # the (unmeasured, so fully steering) fake's router moves are not expansion steps
+    assert {s["action"] for s in refined.steps} <= {"outline", "add", "stop", "precise", "router"}
 
 
 def test_ablation_switches(handbook_db):
@@ -136,10 +137,10 @@ def test_ablation_switches(handbook_db):
     generator = FakeGenerator()
     refined = make_pipeline(handbook_db, generator, use_analysis=False).retrieve_context(question)
     assert refined.analysis.decided_by["scope"] == "default" and "type" not in refined.analysis.probs
-    # the model calls left are the outline choice and the search's sufficiency probes
+    # the model calls left are the outline choice, the search's sufficiency probes and router moves
     asked = [p.rsplit("\n", 1)[-1] for _, p in generator.calls]
     assert asked[:2] == ["The section that answers the question is section"] * 2
-    assert set(asked[2:]) <= {"Can the question be answered from this information? Answer yes or no:"}
+    assert set(asked[2:]) <= {"Can the question be answered from this information? Answer yes or no:", "Action:"}
     flat = make_pipeline(handbook_db, FakeGenerator(), use_tree=False).retrieve_context(question)
     assert all(s["action"] != "outline" for s in flat.steps)
     assert all(len(p.leaf_ids) == 1 for p in flat.passages)
@@ -148,7 +149,7 @@ def test_ablation_switches(handbook_db):
         assert only.passages and all((f.dense_raw is None) == (mode == "bm25") for f in only.fused.values())
     plain = make_pipeline(handbook_db, FakeGenerator(), use_expansion=False).retrieve_context(
         "Compare the Cooling System and the Staff Training rules")
-    assert {s["action"] for s in plain.steps} <= {"outline", "add", "stop", "precise"}
+    assert {s["action"] for s in plain.steps} <= {"outline", "add", "stop", "precise", "router"}
 
 
 def test_doc_filter_and_budget(tmp_path, db_path):

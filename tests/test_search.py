@@ -2,6 +2,8 @@
 candidate documents, local scores for every leaf, the frontier (neighbours, bridge hops,
 sub-question lanes), the stop rules and precise mode."""
 
+import re
+
 import pytest
 
 from longqa.ask.bridge import bridge_entities, bridge_query
@@ -268,3 +270,73 @@ def test_decisions_at_chance_are_not_asked(filing_db):
     assert not any(p.endswith("Type:") for p in asked)
     assert refined.analysis.decided_by["type"] == "default"
     assert [s["action"] for s in refined.steps][0] == "outline-skipped"
+
+
+# -- RDR2's router -------------------------------------------------------------------------------
+def routes(pick):
+    """A FakeGenerator `route`: `pick(lines)` gets the shown tree as {id: text} and returns a move."""
+    def route(prompt, grammar):
+        tree = prompt.rsplit("Tree:\n", 1)[1].rsplit("\nAction:", 1)[0]
+        lines = {int(m.group(1)): m.group(2) for m in re.finditer(r"(?m)^\s*(\d+): (.*)$", tree)}
+        return " " + pick(lines)
+    return route
+
+
+def line_with(lines, words):
+    return next(i for i, text in lines.items() if text.startswith(words))
+
+
+def test_router_expand_brings_in_the_chosen_node(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    generator = FakeGenerator(route=routes(lambda lines: f"EXPAND({line_with(lines, 'Foods prices')})"))
+    refined = make_pipeline(filing_db, generator, budget=400, max_nodes=2, router="on").retrieve_context(question)
+    routed = [s for s in refined.steps if s["action"] == "router"]
+    first = adds(refined)[0]
+    assert routed[0]["move"] == "EXPAND" and first["node"] == routed[0]["ids"][0] and first["reason"] == "router"
+    assert "Foods prices and revenue" in refined.context
+    assert all(s["seconds"] >= 0 for s in routed)
+    # the node was not the loop's own first choice
+    plain = make_pipeline(filing_db, FakeGenerator(), budget=400, max_nodes=2, router="off").retrieve_context(question)
+    assert adds(plain)[0]["node"] != first["node"] and adds(plain)[0]["reason"] == "best leaf"
+    assert not [s for s in plain.steps if s["action"].startswith("router")]
+
+
+def test_router_answer_and_refuse_end_the_loop(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    answer = FakeGenerator(route=routes(lambda lines: f"ANSWER({line_with(lines, '4,512 million')})"))
+    refined = make_pipeline(filing_db, answer, budget=400, router="on").retrieve_context(question)
+    routed = [s for s in refined.steps if s["action"] == "router"]
+    assert len(routed) == 1 and routed[0]["move"] == "ANSWER" and routed[0]["added"] == routed[0]["ids"]
+    assert adds(refined) == [] and stop_of(refined)["reason"] == "router answer"
+    assert "4,512 million" in refined.context
+    refuse = FakeGenerator(route=routes(lambda lines: "REFUSE"))
+    refused = make_pipeline(filing_db, refuse, budget=400, router="on").retrieve_context(question)
+    assert [s["move"] for s in refused.steps if s["action"] == "router"] == ["REFUSE"]
+    assert stop_of(refused)["reason"] == "router refuse" and refused.found  # found is the retrieval's verdict
+    assert not [s for s in refused.steps if s["action"] == "precise"]
+
+
+def test_router_junk_reply_changes_nothing(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    junk = FakeGenerator(choose=says("4,512"), route=routes(lambda lines: "EXPAND(999999) I think"))
+    refined = make_pipeline(filing_db, junk, budget=140, router="on").retrieve_context(question)
+    plain = make_pipeline(filing_db, FakeGenerator(choose=says("4,512")), budget=140, router="off"
+                          ).retrieve_context(question)
+    assert {s["move"] for s in refined.steps if s["action"] == "router"} == {"none"}
+    assert [s["node"] for s in adds(refined)] == [s["node"] for s in adds(plain)]
+
+
+def test_router_at_chance_is_not_asked(filing_db):
+    from longqa.ask import skill
+
+    asked = []
+    generator = FakeGenerator(route=lambda prompt, grammar: asked.append(prompt) or " REFUSE")
+    generator.name = "gemma-3-270m-q4_k_m"
+    assert skill.router_weight(generator) == 0.0  # measured at chance (bench/decisions.py)
+    question = "What net revenue did Orion Foods report?"
+    refined = make_pipeline(filing_db, generator, budget=300).retrieve_context(question)
+    assert asked == [] and "router-skipped" in [s["action"] for s in refined.steps]
+    assert stop_of(refined)["reason"] != "router refuse"
+    # forced on, the same model is asked
+    forced = make_pipeline(filing_db, generator, budget=300, router="on").retrieve_context(question)
+    assert asked and stop_of(forced)["reason"] == "router refuse"

@@ -15,9 +15,13 @@ combined with the model's p(yes) from label-token probabilities, weighted by the
 skill (skill.py; at chance it does not steer). The probe prompt puts the question first and appends
 each node, so the KV cache of the previous step is reused (PECAN's node-level caching).
 Stop rules after PECAN: judged sufficient (>= confidence t_p) `patience` (t_n) times, or a cap on
-nodes, tokens (the budget) or seconds. Then OkraLong's precise mode: a search that ended without
-ever being sufficient (and not merely out of time), on a question with relevant material, retries
-once with the best whole sections. Every step is logged for `ask --json`'s `steps`.
+nodes, tokens (the budget) or seconds. RDR2's router, where a generator may steer (router.py;
+`router` setting, weighted by its measured skill), is asked before each step for one move on the
+serialised subtree: EXPAND(id) raises that frontier node (to the top at full weight, so it is taken
+next), ANSWER(ids) adds those nodes and stops, REFUSE stops. Then OkraLong's precise mode: a search that ended without
+ever being sufficient (and not merely out of time or by the router's call), on a question with
+relevant material, retries once with the best whole sections. Every step is logged for
+`ask --json`'s `steps`.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from longqa import tokens
-from longqa.ask import bridge
+from longqa.ask import bridge, router
 from longqa.ask.evidence import answer_shape_present, top_share
 from longqa.ask.prompts import sufficiency_prompt
 from longqa.ask.refine import Scored, leaf_tokens
@@ -72,6 +76,7 @@ class Search:
         self.term_weights = term_weights
         self.lookup, self.model_query, self.max_hops, self.found = lookup, model_query, max_hops, found
         self.nodes: dict[int, Node] = {}
+        self.order: dict[int, int] = {}  # node id -> position in document order (router lines)
         self.parent_of: dict[int, Node] = {}
         self.next_leaf: dict[int, Node] = {}
         self.prev_leaf: dict[int, Node] = {}
@@ -87,6 +92,7 @@ class Search:
         self.bridged = False  # a node reached through a bridge query was picked
         self.shown: list[str] = []  # probe texts, in pick order
         self.hop_best: list[int] = []  # the best hit of each bridge hop
+        self.router_weight = router.steering(settings.router, generator)  # 0: the router is not asked
 
     # -- the tree ---------------------------------------------------------------------------
     def _index(self, roots: list[Node]) -> None:
@@ -94,6 +100,7 @@ class Search:
             leaves = []
             for node in walk(root):
                 self.nodes[node.id] = node
+                self.order.setdefault(node.id, len(self.order))
                 for child in node.children:
                     self.parent_of[child.id] = node
                 if node.is_leaf:
@@ -128,6 +135,9 @@ class Search:
         started = time.perf_counter()
         best, sufficient_count, ever, stop = 0.0, 0, False, "frontier empty"
         turn = 0
+        if self.generator is not None and self.s.router == "auto" and self.router_weight <= 0:
+            self.steps.append({"step": len(self.steps) + 1, "action": "router-skipped",
+                               "reason": "the model's router moves measured at chance"})
         while True:
             if len(self.picks) >= self.s.max_nodes:
                 stop = "max nodes"
@@ -135,6 +145,13 @@ class Search:
             if time.perf_counter() - started >= self.s.max_seconds:
                 stop = "max seconds"
                 break
+            if self.router_weight > 0:
+                move = self._route(turn)
+                if move.kind in ("ANSWER", "REFUSE"):
+                    stop = f"router {move.kind.lower()}"
+                    if move.kind == "ANSWER":
+                        best = self.sufficiency()[2]
+                    break
             picked = self._pop(turn)
             if picked is None:
                 stop = "budget full" if self.used and self.used >= self.budget * 0.9 else "frontier empty"
@@ -171,7 +188,8 @@ class Search:
                            "nodes": len(self.picks), "tokens": self.used,
                            "seconds": round(time.perf_counter() - started, 4)})
         outcome = Outcome(list(self.picks), best, ever, stop)
-        if self.s.precise_mode and not ever and self.found and self.picks and stop != "max seconds":
+        if (self.s.precise_mode and not ever and self.found and self.picks and stop != "max seconds"
+                and not stop.startswith("router")):
             outcome = self._precise(outcome)
         return outcome
 
@@ -213,6 +231,47 @@ class Search:
         if parent is not None and parent.kind != "document":
             own = self.scored[parent.id].score if parent.id in self.scored else 0.0
             lane.offer(parent, max(own, self.s.parent_weight * relevance), "parent")
+
+    # -- RDR2's router ---------------------------------------------------------------------
+    def _route(self, turn: int) -> router.Action:
+        """Ask the router for one move on the selected nodes and the best frontier nodes that still
+        fit; act on EXPAND and ANSWER here (the caller stops the loop on ANSWER and REFUSE)."""
+        started = time.perf_counter()
+        frontier: dict[int, float] = {}
+        for lane in self.lanes:
+            for node_id, (priority, _, _) in lane.frontier.items():
+                frontier[node_id] = max(priority, frontier.get(node_id, priority))
+        fitting = [i for i in sorted(frontier, key=lambda i: (-frontier[i], -self.nodes[i].depth, i))
+                   if not self._covered(self.nodes[i]) and self.used + self._cost(self.nodes[i]) <= self.budget]
+        fitting = fitting[: self.s.router_frontier]
+        selected = [pick.id for pick in self.picks]
+        if not fitting:  # nothing left to read: the loop ends on its own, no call needed
+            return router.NO_ACTION
+        tree, shown = router.render(selected + fitting, self.taken, self.nodes, self.parent_of, self.order,
+                                    self.s.router_tokens, self.s.router_hidden_words, self.s.router_open_words)
+        expand_ids = [i for i in shown if i in frontier]
+        room = min(self.s.router_max_answer, self.s.max_nodes - len(self.picks))  # >= 1: the loop checked
+        move = router.decide(self.generator, self.question, tree, shown, expand_ids, room)
+        added = []
+        if move.kind == "EXPAND":  # raised by the router's weight x the gap to the top (w = 1: next)
+            node_id = move.ids[0]
+            lane = next(lane for lane in self.lanes if node_id in lane.frontier)
+            priority, _, relevance = lane.frontier[node_id]
+            top = max(frontier.values())
+            raised = priority + self.router_weight * (top - priority + 1.0)
+            turn_lane = self.lanes[turn % len(self.lanes)]  # the lane _pop looks at first
+            turn_lane.frontier[node_id] = (raised, "router", relevance)
+        elif move.kind == "ANSWER":
+            for node_id in move.ids:
+                node = self.nodes[node_id]
+                if (len(self.picks) < self.s.max_nodes and not self._covered(node)
+                        and self.used + self._cost(node) <= self.budget):
+                    self._take(node)
+                    added.append(node_id)
+        self.steps.append({"step": len(self.steps) + 1, "action": "router", "move": move.kind,
+                           "ids": list(move.ids), "added": added, "shown": len(shown), "tokens": self.used,
+                           "reply": move.raw.strip()[:80], "seconds": round(time.perf_counter() - started, 4)})
+        return move
 
     # -- sufficiency ------------------------------------------------------------------------
     def sufficiency(self) -> tuple[float, float | None, float]:

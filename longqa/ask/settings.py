@@ -96,6 +96,18 @@ class SearchSettings:
         0.5, "the coverage rule is multiplied by this while no figure, date or name of the asked kind "
         "is among the picks", SPOT)
 
+    # -- RDR2's router (ask/router.py) -----------------------------------------------------------
+    router: str = tunable(
+        "auto", "RDR2's ANSWER / EXPAND / REFUSE move each step: auto = only when the model's measured "
+        "router skill is above chance (gemma-3-270m's is not: no latency added), on = always, off = never",
+        "bench/decisions.py --decisions router, tune half")
+    router_tokens: int = tunable(600, "the serialised subtree shown to the router is cut to this many tokens",
+                                 "latency: ~170 tokens of worked example come on top")
+    router_frontier: int = tunable(8, "frontier nodes shown to the router, best first", SPOT)
+    router_hidden_words: int = tunable(10, "words shown of a leaf not opened yet (then '…'); headings in full", SPOT)
+    router_open_words: int = tunable(40, "words shown of an opened (selected) leaf", SPOT)
+    router_max_answer: int = tunable(4, "most ids an ANSWER move may list", SPOT)
+
     def but(self, **changes) -> "SearchSettings":
         return replace(self, **changes)
 
@@ -194,6 +206,7 @@ class AskSettings:
 
 
 DEFAULT = SearchSettings()
+ROUTER_MODES = ("auto", "on", "off")  # SearchSettings.router
 RELEVANCE = RelevanceSettings()
 EXPANSION = ExpansionSettings()
 ANSWER = AnswerSettings()

@@ -1,9 +1,9 @@
 """How much a model-made decision may steer, from its measured skill (bench/decisions.py).
 
-Each decision (scope, type, outline choice, sufficiency) was scored against dev labels on the
-TUNE half with the model in use: accuracy for choices, AUC for probabilities. Its weight is how
-far that stands above chance, scaled to [0, 1] — 0 at chance (the decision does not steer), 1 for
-a perfect one:
+Each decision (scope, type, outline choice, sufficiency, the router's moves) was scored against
+dev labels on the TUNE half with the model in use: accuracy for choices, AUC for probabilities.
+Its weight is how far that stands above chance, scaled to [0, 1] — 0 at chance (the decision does
+not steer), 1 for a perfect one:
     weight = max(0, (skill - chance) / (1 - chance))        (AUC: chance 0.5)
 A model that was never measured (one passed with -m or --llm-url) gets weight 1: the same code
 lets a stronger model steer fully, and bench/decisions.py measures it when that matters.
@@ -20,6 +20,10 @@ MEASURED: dict[str, dict[str, tuple[float, float]]] = {
         "type": (0.500, 0.5),  # balanced accuracy, extractive vs abstractive, as ask asks it (25)
         "outline": (0.000, 0.1),  # top-1 section holding the answer, 13 questions, 10 shown
         "sufficiency": (0.518, 0.5),  # AUC of p(yes): shown passages hold a gold answer (95 pairs)
+        # 30 questions of the tune half, `--decisions router`, load average 4.3 (shared machine): the
+        # router nearly always says EXPAND, so it never says ANSWER at the right time.
+        "router-expand": (0.273, 0.230),  # the node read holds gold, 11 subtrees (chance: gold share)
+        "router-answer": (0.500, 0.5),  # balanced accuracy of ANSWER vs any other move, 22 subtrees
     },
 }
 
@@ -36,3 +40,9 @@ def weight(generator, decision: str) -> float:
             skill, chance = table[decision]
             return max(0.0, (skill - chance) / (1.0 - chance)) if chance < 1 else 0.0
     return 1.0
+
+
+def router_weight(generator) -> float:
+    """The router makes two decisions in one move: which node to read next and whether to stop; it
+    steers only as far as the weaker of the two was measured to be (0 when either is at chance)."""
+    return min(weight(generator, "router-expand"), weight(generator, "router-answer"))

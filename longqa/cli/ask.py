@@ -14,6 +14,7 @@ from longqa.cli.question import read_question
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.errors import EXIT_NO_EVIDENCE, EXIT_OK, LongqaError
 from longqa.ask.settings import DEFAULT as SEARCH
+from longqa.ask.settings import ROUTER_MODES
 from longqa.retrieve.hybrid import MODES
 
 NO_EVIDENCE_MESSAGE = "longqa: nothing in the store is relevant to this question (no answer given)"
@@ -34,6 +35,9 @@ def ask(
     max_nodes: int = typer.Option(SEARCH.max_nodes, "--max-nodes", min=0, help="Cap on nodes the search adds."),
     max_seconds: float = typer.Option(SEARCH.max_seconds, "--max-seconds", min=0.0,
                                       help="Cap on seconds the search spends (the budget fills after it)."),
+    router: str = typer.Option(SEARCH.router, "--router",
+                               help="RDR2's router picks each search step: auto (only when the model's measured "
+                                    "router skill is above chance) | on | off."),
     context_only: bool = typer.Option(False, "--context-only", help="Print the cited context and stop."),
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
     explain: bool = typer.Option(False, "--explain", help="Scores, R_q and the path taken, on stderr."),
@@ -53,6 +57,8 @@ def ask(
         console_err().print(f"longqa: warning: {warning}", markup=False, highlight=False)
     if retrieval not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
+    if router not in ROUTER_MODES:
+        raise typer.BadParameter(f"choose from {', '.join(ROUTER_MODES)}", param_hint="--router")
     from longqa import tokens
     from longqa.ask.lazy import warm_up
     from longqa.models.lazy import LazyModel
@@ -72,7 +78,8 @@ def ask(
     pipeline = Pipeline(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
         use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval,
-        settings=SEARCH.but(confidence=confidence, patience=patience, max_nodes=max_nodes, max_seconds=max_seconds),
+        settings=SEARCH.but(confidence=confidence, patience=patience, max_nodes=max_nodes, max_seconds=max_seconds,
+                            router=router),
     )
     if context_only:
         refined = pipeline.retrieve_context(question, doc_ids)

@@ -28,6 +28,7 @@ LONGQA_VARIANTS: dict[str, dict] = {
     "longqa-no-loop": {"use_loop": False},  # LongRefiner's greedy selection, no search loop
     "longqa-no-whole-doc": {"whole_documents": False},  # only first-stage hits get a local score
     "longqa-no-precise": {"precise_mode": False},  # no coarser retry when evidence is missing
+    "longqa-router": {"router": "on"},  # RDR2's router asked every step, whatever its measured skill
 }
 BASELINES = ("bm25-chunks", "dense-chunks", "hybrid-chunks", "full-context", "no-context")
 ALL_SYSTEMS = tuple(LONGQA_VARIANTS) + BASELINES
