@@ -58,8 +58,9 @@ class FakeGenerator:
     n_ctx = 8192
 
     def __init__(self, choose=None, next_queries: list[str] | None = None, splits: list[str] | None = None,
-                 route=None):
+                 route=None, reply=None):
         self.choose = choose or (lambda prompt, labels: None)
+        self.reply = reply  # reply(prompt, grammar) -> the answer text, instead of the default one
         self.route = route or (lambda prompt, grammar: " (no move)")  # the router's reply
         self.next_queries = list(next_queries or [])
         self.splits = list(splits or [])
@@ -90,6 +91,8 @@ class FakeGenerator:
         elif grammar and prompts.SECOND_SUB_QUESTION in grammar:
             first, second = (self.splits + ["part one?", "part two?"])[:2]
             text = f" {first}\n{prompts.SECOND_SUB_QUESTION} {second}"
+        elif self.reply is not None:
+            text = self.reply(prompt, grammar)
         else:
             text = " " + self._answer(prompt)
         for piece in re.findall(r"\s*\S+", text):

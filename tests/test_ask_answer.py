@@ -57,3 +57,17 @@ def test_relevance_needs_words_or_closeness(tmp_path, db_path):
     assert check(db, "emergency diesel generators tungsten", None).found  # no vectors: half suffices
     assert check(db, "Summarize the document.", 0.1).found  # no topic words: nothing can be absent
     assert check(db, "Summarize the emergency work.", 0.1).found  # "summarize" is not a topic
+
+
+def test_free_answers_stream_without_a_grammar_and_use_it_only_when_nothing_came():
+    from longqa.ask.answer import stream_free
+
+    def reply(prompt, grammar):  # a model that opens with a line break unless a grammar forbids it
+        return "" if grammar is None else " The pumps stop. They restart."
+
+    generator = FakeGenerator(reply=reply)
+    assert "".join(stream_free(generator, "Question: why?\nAnswer:", 64, long_form=True)) == "The pumps stop. They restart."
+    assert [kind for kind, _ in generator.calls] == ["generate", "generate"]
+    direct = FakeGenerator(reply=lambda prompt, grammar: " Plain text." if grammar is None else " Grammar text.")
+    assert "".join(stream_free(direct, "Question: why?\nAnswer:", 64, long_form=True)) == "Plain text."
+    assert len(direct.calls) == 1  # one call, no grammar
