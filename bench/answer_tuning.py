@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import os
 import sqlite3
@@ -81,7 +82,14 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--compare", type=Path)
+    parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE",
+                        help="override a module constant for this run, e.g. grounded.W_MODEL=0.5")
     args = parser.parse_args()
+    for assignment in args.set:  # a tuning experiment: the answer stage reads these at call time
+        target, value = assignment.split("=", 1)
+        module_name, name = target.rsplit(".", 1)
+        module = importlib.import_module(f"longqa.ask.{module_name}")
+        setattr(module, name, type(getattr(module, name))(value))
     args.work_dir.mkdir(parents=True, exist_ok=True)
 
     generator = MemoGenerator(load_generator(None, None), args.work_dir / "memo.sqlite")

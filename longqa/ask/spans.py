@@ -38,6 +38,13 @@ _QUANTITY = re.compile(
     rf"(?:\s*{_SCALE}\b)?(?:\s*{_UNITS}(?![\w]))?",
     re.IGNORECASE,
 )
+# Counts written as words ("nine justices", "twelve members"); "one" is left out: it is mostly
+# a pronoun ("one of the ...").
+_COUNT_WORD = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a dozen|dozens|"
+    r"a hundred|hundreds|a thousand|thousands)\b(?:[ -](?:one|two|three|four|five|six|seven|eight|nine)\b)?"
+    r"(?:\s+" + _UNITS + r"(?!\w))?", re.IGNORECASE)
 _FREQUENCY = re.compile(
     r"\b(?:(?:hourly|daily|weekly|fortnightly|monthly|quarterly|annually|yearly)|"
     r"(?:once|twice|\d+ times|three times|four times) (?:a|an|per|each|every) \w+|"
@@ -193,6 +200,8 @@ def candidates(sentence: str) -> list[Span]:
     for m in _QUANTITY.finditer(sentence):
         if any(ch.isdigit() for ch in m.group()):
             add(m.start(), m.end(), "quantity")
+    for m in _COUNT_WORD.finditer(sentence):
+        add(m.start(), m.end(), "quantity")
     for m in _NAME.finditer(sentence):
         if m.group().lower() not in STOPWORDS:
             add(m.start(), m.end(), "name")
