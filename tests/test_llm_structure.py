@@ -301,7 +301,7 @@ def test_a_document_too_short_for_two_sections_stays_flat_without_model_calls_an
     notes: list[str] = []
     root, source = structure_document(topics_doc(PARAGRAPHS[:1]), "llm", structurer, notes=notes)
     assert source == "flat" and not loads and len(leaves(root)) == 1
-    assert len(notes) == 1 and "too short to divide into sections" in notes[0] and "at least 200 needed" in notes[0]
+    assert len(notes) == 1 and notes[0].endswith("by the local model: too short (118 tokens; at least 200 needed)")
     # Under auto a small text is not a failure: the reason is kept, but not as a warning.
     notes, remarks = [], []
     structure_document(topics_doc(PARAGRAPHS[:1]), "auto", structurer, notes=notes, remarks=remarks)
@@ -314,8 +314,8 @@ def test_a_document_without_a_topic_change_says_no_boundary_was_found():
     structurer = LlmStructurer(FakeGenerator(), embedder=FakeEmbedder())
     root, source = structure_document(topics_doc([TOPICS["bees"][0]] * 6), "auto", structurer, notes=notes)
     assert source == "flat" and not sections(root)
-    assert notes == ["no headings, and not divided by the local model (no topic boundary above the "
-                     "threshold in 6 paragraphs): stored without sections"]
+    assert notes == ["no headings, and not divided into sections by the local model: no topic boundary "
+                     "above the threshold in 6 paragraphs"]
 
 
 def test_garbage_or_incomplete_outlines_fall_back_to_flat():
@@ -446,7 +446,7 @@ def test_ingest_reports_why_a_document_stayed_flat(db, tmp_path):
     ingestor = Ingestor(db=db, structure="llm", llm_structurer=make_llm_structurer(FakeGenerator(), db, FakeEmbedder()))
     result = ingestor.ingest(path)
     assert result.status == "added" and result.structure == "flat"
-    assert result.structure_note.startswith("no headings, and not divided by the local model (too short")
+    assert result.structure_note.startswith("no headings, and not divided into sections by the local model: too short (")
     assert result.warnings == [result.structure_note] and result.as_dict()["structure_note"] == result.structure_note
     divided = tmp_path / "topics.txt"
     divided.write_text("\n\n".join(PARAGRAPHS) + "\n")
@@ -503,7 +503,7 @@ def test_cli_says_why_a_short_text_is_not_divided(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     entry = json.loads(run.stdout)["documents"][0]
-    assert entry["structure"] == "flat" and "too short to divide into sections" in entry["structure_note"]
+    assert entry["structure"] == "flat" and "by the local model: too short (" in entry["structure_note"]
     lines = [line for line in run.stderr.splitlines() if "too short" in line]
     assert len(lines) == 1 and "note.txt" in lines[0] and lines[0].startswith("longqa: ")
 

@@ -88,5 +88,5 @@ def structure_document(
             reason = getattr(report, "reason", "") or "no sections found"
             told = remarks if mode == "auto" and getattr(report, "too_short", False) else notes
             if told is not None:
-                told.append(f"no headings, and not divided by the local model ({reason}): stored without sections")
+                told.append(f"no headings, and not divided into sections by the local model: {reason}")
     return build_tree(doc, [], max_tokens), "flat"

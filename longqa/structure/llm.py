@@ -171,8 +171,7 @@ class LlmStructurer:
         least = 2 * opts.boundaries.min_section_tokens
         if self.report.input_tokens < least:  # flat is the right tree; no model call
             self.report.too_short = True
-            raise ValueError(f"too short to divide into sections ({self.report.input_tokens:,} tokens, "
-                             f"at least {least:,} needed)")
+            raise ValueError(f"too short ({self.report.input_tokens:,} tokens; at least {least:,} needed)")
         payload = {
             "body": hashlib.sha256(body.encode("utf-8")).hexdigest(),
             "options": asdict(opts),
