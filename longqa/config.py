@@ -70,10 +70,11 @@ class Limits:
     max_line_chars: int = 1_000_000
     max_headings: int = 10_000  # headings found in one document: one section and leaf each
     # A document without headings of its own longer than this (cl100k tokens) is stored without
-    # sections instead of being divided by the local model, which costs about 8 s per 1,000
-    # tokens on a shared 2-core CPU (bench/RESULTS.md): at most ~7 minutes at this limit. All but
-    # 3 of the 331 text documents of the evaluation data are within it.
-    llm_max_tokens: int = 50_000
+    # sections instead of being divided by the local model, which costs about 1.1-1.3 s per 1,000
+    # tokens on the shared 2-core CPU (bench/RESULTS.md, "LLM structuring"): about 4 minutes at
+    # this limit, plus at most 50 section summaries (~1.5 s each). Every text document of the
+    # evaluation data is within it.
+    llm_max_tokens: int = 200_000
     # A PDF that MuPDF had to repair (corrupt streams, broken objects) fails unless this is set,
     # in which case what could be read is stored, with a warning.
     allow_damaged: bool = False

@@ -48,6 +48,9 @@ class IngestResult:
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)  # stored, but not everything went well
     embedded: int = 0  # leaves given vectors in this run (also for an unchanged file resumed)
+    # Why a document without headings was stored without sections (also among `warnings`, except
+    # under auto for a text merely too short to divide).
+    structure_note: str | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -86,10 +89,13 @@ class Ingestor:
                 return result
             parsed = parse_file(path, self.limits)
             self.on_pages(parsed.pages)
-            notes = list(parsed.warnings)
+            structure_notes: list[str] = []  # warnings
+            remarks: list[str] = []  # not warnings: a text too short to divide, under auto
             root, source = structure_document(
-                parsed, self.structure, self.llm_structurer, self.max_leaf_tokens, self.limits, notes
+                parsed, self.structure, self.llm_structurer, self.max_leaf_tokens, self.limits,
+                structure_notes, remarks,
             )
+            notes = list(parsed.warnings) + structure_notes
             if self.annotate is not None:
                 self.annotate(root, source)
             record = DocumentRecord(
@@ -100,6 +106,7 @@ class Ingestor:
             result.id = save_document(self.db, record, root)
             result.status = "updated" if existing else "added"
             result.pages, result.structure, result.warnings = parsed.pages, source, notes
+            result.structure_note = "; ".join(structure_notes + remarks) or None
             result.nodes = sum(1 for _ in walk(root))
             result.embedded = self._embed(result.id)
         except InputError as exc:

@@ -116,7 +116,8 @@ def ingest(
                 report = structurer.report  # what dividing it with the model cost
                 progress.console.print(
                     f"{shown(result.path)}: divided by the local model into {report.sections} sections "
-                    f"({report.input_tokens:,} tokens, {report.model_calls} model calls, {report.seconds:.1f} s)",
+                    f"and {report.subsections} subsections ({report.input_tokens:,} tokens, "
+                    f"{report.model_calls} model calls, {report.seconds:.1f} s)",
                     markup=False, highlight=False,
                 )
             elapsed = max(time.perf_counter() - started, 1e-6)

@@ -23,7 +23,7 @@ MODES = ("auto", "outline", "layout", "llm", "flat")
 LlmStructurer = Callable[[ParsedDocument], "Node | None"]
 
 
-def _own_headings(doc: ParsedDocument, mode: str) -> tuple[list[Heading], str]:
+def own_headings(doc: ParsedDocument, mode: str) -> tuple[list[Heading], str]:
     if doc.format == "pdf":
         if mode in ("auto", "outline"):
             from longqa.structure.outline import outline_headings
@@ -55,14 +55,17 @@ def structure_document(
     max_tokens: int = 300,
     limits: Limits | None = None,
     notes: list[str] | None = None,
+    remarks: list[str] | None = None,
 ) -> tuple[Node, str]:
-    """The tree and its source. Raises InputError for more headings than `limits` allow; a
-    document too long for the model is stored flat instead, with a line in `notes`."""
+    """The tree and its source. Raises InputError for more headings than `limits` allow. A
+    document without headings that the model does not divide (too long for it, too short, no
+    boundary above the threshold, a rejected outline) is stored flat, with the reason in `notes`
+    (warnings); under auto, a document merely too short to divide gets its reason in `remarks`."""
     if mode not in MODES:
         raise ValueError(f"unknown structure mode {mode!r}; choose from {', '.join(MODES)}")
     limits = limits or Limits()
     if mode != "llm" and mode != "flat":
-        headings, source = _own_headings(doc, mode)
+        headings, source = own_headings(doc, mode)
         if limits.max_headings and len(headings) > limits.max_headings:
             raise InputError(
                 doc.path, f"{len(headings):,} headings, over the {limits.max_headings:,} limit (--max-headings lifts it)"
@@ -81,4 +84,9 @@ def structure_document(
             tree = llm(doc)
             if tree is not None:
                 return tree, "llm"
+            report = getattr(llm, "report", None)
+            reason = getattr(report, "reason", "") or "no sections found"
+            told = remarks if mode == "auto" and getattr(report, "too_short", False) else notes
+            if told is not None:
+                told.append(f"no headings, and not divided into sections by the local model: {reason}")
     return build_tree(doc, [], max_tokens), "flat"

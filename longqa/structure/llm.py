@@ -1,20 +1,20 @@
 """Structure a document that has no headings of its own with the local model.
 
-The document is cut into paragraph units and read in overlapping windows. For each window an
-outline is written in the markup of `markup.py` (sections with titles, `<br>`, `<skip>`), parsed,
-its anchors mapped back onto the text, and checked to cover the window's units exactly once, in
-order. The windows' section starts are merged, the tree is built from them, and the tree is
-checked to cover the whole body; any failure returns None so the caller falls back to flat.
+The document is cut into paragraph units. An outline is written in the markup of `markup.py`
+(sections and subsections with titles, `<br>`, `<skip>`), parsed, its anchors mapped back onto the
+text, and checked to cover the units exactly once, in order; the tree built from it is checked to
+cover the whole body. Any failure, or a document that cannot be divided, returns None with the
+reason in `report.reason` (too short, no boundary above the threshold, a malformed outline) so the
+caller stores it flat and says why.
 
-Two decoders write the window outlines; both produce text of the window's grammar:
-- "stepwise" (default): the anchors are fixed text, so they are written directly, and the model is
-  asked only where the grammar leaves a choice: where sections start (scored per gap from
-  sentence-embedding similarity and/or the model's probability of closing the section there) and
-  what each is called (a short title prompt over the section's text). Generated tokens are the
-  titles only, so a 270M model on 2 cores structures ~1,000 tokens in seconds.
-- "grammar": one grammar-constrained completion per window (the model writes every token).
-  Simple and server-friendly, but llama-cpp-python checks the whole 262k vocabulary against the
-  grammar at each step, and the 270M base model places sections no better than chance.
+Two decoders write the outline; both produce text of the markup's grammar:
+- "stepwise" (default): the anchors are fixed text, so they are written directly. Where sections
+  and subsections start comes from boundaries.py (embedding and lexical-cohesion dips over the
+  whole document, one embedding call); the model writes only the title of each section kept.
+- "grammar": one grammar-constrained completion per window of `window_tokens` (the model writes
+  every token), windows merged. Simple and server-friendly, but llama-cpp-python checks the whole
+  262k vocabulary against the grammar at each step, and the 270M base model places sections no
+  better than chance.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from longqa.models.lazy import model_of
 from longqa.models.window import PromptTooLong
 from longqa.parse.blocks import ParsedDocument
 from longqa.store.cache import LlmCache, cached_complete, cached_json
-from longqa.structure.boundaries import choose_gaps, depth_scores, similarity_curve, split_oversized, zscore
+from longqa.structure.boundaries import BoundarySettings, gap_scores, section_plan
 from longqa.structure.markup import (
     TITLE_CHARS, MarkupError, Part, WordIndex, anchor, map_entries, parse, render, window_grammar,
 )
@@ -40,7 +40,7 @@ from longqa.structure.outline_prompt import EXAMPLE_TITLES, outline_prompt
 from longqa.structure.titles import generate_title
 from longqa.structure.tree import Node
 from longqa.structure.units import (
-    SectionStart, Unit, build_sections, coverage_problem, merge_windows, owned_range, paragraph_units,
+    SectionStart, Unit, build_sections, coverage_problem, merge_windows, paragraph_units,
     plan_windows,
 )
 
@@ -50,15 +50,15 @@ DECODERS = ("stepwise", "grammar")
 @dataclass
 class StructureOptions:
     k: int = 4  # words kept on each side of <skip>
-    unit_min_tokens: int = 80  # shorter blocks join their neighbour to make one unit
+    unit_min_tokens: int = 40  # shorter blocks join their neighbour to make one unit (80 merged short
+    # paragraphs across topic changes: boundary F1 fell in bench/structure_boundaries.py)
     unit_max_tokens: int = 300  # longer blocks are split at sentence ends
-    window_tokens: int = 1500  # document tokens per window
-    overlap_units: int = 2
-    min_section_tokens: int = 250
-    max_section_tokens: int = 2500
-    model_weight: float | None = None  # weight of the model's section-close score; None: 1 without embedder, else 0
+    window_tokens: int = 1500  # grammar decoder: document tokens per window
+    overlap_units: int = 2  # grammar decoder: units shared by neighbouring windows
+    boundaries: BoundarySettings = field(default_factory=BoundarySettings)  # stepwise decoder
     decoder: str = "stepwise"
     subsections: bool = False  # grammar decoder: let the model open subsections
+    titles: bool = True  # False: sections stay untitled here (boundary-only benchmark runs)
     max_leaf_tokens: int = 300
 
 
@@ -66,9 +66,11 @@ class StructureOptions:
 class StructureReport:
     valid: bool = False
     reason: str = ""
+    too_short: bool = False  # the reason is the document's size: flat is simply its right tree
     units: int = 0
     windows: int = 0
     sections: int = 0
+    subsections: int = 0
     input_tokens: int = 0  # cl100k tokens of the body
     generated_tokens: int = 0  # generator tokens produced by complete()
     markup_tokens: int = 0  # generator tokens of the outlines (what LongRefiner's model writes)
@@ -135,8 +137,10 @@ class LlmStructurer:
             raise ValueError("no text to structure")
         self.report.units = len(units)
         self.report.input_tokens = sum(unit.tokens for unit in units)
-        if self.report.input_tokens < 2 * opts.min_section_tokens:
-            raise ValueError("too short to divide into sections")  # flat is the right tree; no model call
+        least = 2 * opts.boundaries.min_section_tokens
+        if self.report.input_tokens < least:  # flat is the right tree; no model call
+            self.report.too_short = True
+            raise ValueError(f"too short ({self.report.input_tokens:,} tokens; at least {least:,} needed)")
         payload = {
             "body": hashlib.sha256(body.encode("utf-8")).hexdigest(),
             "options": asdict(opts),
@@ -152,34 +156,59 @@ class LlmStructurer:
         if problem:
             raise ValueError(f"structured tree rejected: {problem}")
         self.report.sections = sum(1 for n in root.children if n.kind == "section")
+        self.report.subsections = sum(1 for s in root.children for n in s.children if n.kind == "subsection")
         return root
 
     def _section_starts(self, body: str, units: list[Unit], index: WordIndex) -> dict:
-        """Outline every window, map and check each, merge them, then cut oversized sections."""
+        if self.options.decoder == "stepwise":
+            return self._stepwise_starts(body, units, index)
+        return self._grammar_starts(body, units, index)
+
+    def _stepwise_starts(self, body: str, units: list[Unit], index: WordIndex) -> dict:
+        """Boundaries from the gap scores of the whole document, titles from the model, and the
+        outline written in the markup, then mapped back and checked like a model's would be."""
+        texts = [body[u.start : u.end] for u in units]
+        plan = section_plan(gap_scores(self.unit_vectors(texts), texts, self.options.boundaries),
+                            [u.tokens for u in units], self.options.boundaries)
+        if len(plan) < 2:
+            raise ValueError(f"no topic boundary above the threshold in {len(units)} paragraphs")
+        parts = []
+        for (start, level), (stop, _) in zip(plan, [*plan[1:], (len(units), 0)]):
+            title = self._title("\n\n".join(texts[start:stop])) if self.options.titles else ""
+            parts.append(Part(level, title, [anchor(text, self.options.k) for text in texts[start:stop]]))
+        markup = render(parts)
+        starts = window_starts(parse(markup), index, units, 0, len(units))
+        return {"windows": 1, "outlines": [markup], "starts": [[s.unit, s.level, s.title] for s in starts]}
+
+    def unit_vectors(self, texts: list[str]) -> np.ndarray | None:
+        """One embedding call for every unit (None without an embedder: lexical cohesion only)."""
+        if self.embedder is None:
+            return None
+        started = time.perf_counter()
+        vectors = self.embedder.embed([" ".join(text.split()) for text in texts])
+        self.report.embedder_seconds = round(time.perf_counter() - started, 3)
+        return np.asarray(vectors)
+
+    def _title(self, text: str) -> str:
+        return generate_title(self.generator, self.cache, text)
+
+    def _grammar_starts(self, body: str, units: list[Unit], index: WordIndex) -> dict:
+        """Outline every window with the model, map and check each, and merge them."""
         windows = plan_windows(units, self._window_budget(), self.options.overlap_units)
-        self._body, self._gap_z, self._scores = body, None, {}
         found, outlines = [], []
-        for w, (start, end) in enumerate(windows):
-            texts = [body[u.start : u.end] for u in units[start:end]]
-            if self.options.decoder == "grammar":
-                markup = self._grammar_outline(texts)
-            else:
-                markup = self._stepwise_outline(units, start, end, owned_range(windows, w), texts)
+        for start, end in windows:
+            markup = self._grammar_outline([body[u.start : u.end] for u in units[start:end]])
             outlines.append(markup)
             found.append(window_starts(parse(markup), index, units, start, end))
         starts = merge_windows(windows, found)
-        if self.options.decoder == "stepwise":
-            starts = self._split_oversized(body, units, starts)
-        else:
-            self._retitle_copies(body, units, starts)
+        self._retitle_copies(body, units, starts)
         return {"windows": len(windows), "outlines": outlines,
                 "starts": [[s.unit, s.level, s.title] for s in starts]}
 
     def _window_budget(self) -> int:
         # The grammar decoder's prompt holds the window twice over (text, then its outline).
         room = self.generator.n_ctx - 700
-        share = 0.45 if self.options.decoder == "grammar" else 0.8
-        return max(200, min(self.options.window_tokens, int(room * share)))
+        return max(200, min(self.options.window_tokens, int(room * 0.45)))
 
     def _grammar_outline(self, texts: list[str]) -> str:
         anchors = [anchor(text, self.options.k) for text in texts]
@@ -189,38 +218,6 @@ class LlmStructurer:
             max_tokens=bound, grammar=window_grammar(anchors, self.options.subsections),
         )
 
-    def _stepwise_outline(
-        self, units: list[Unit], start: int, end: int, owned: tuple[int, int], texts: list[str]
-    ) -> str:
-        """The window's outline written directly: the grammar fixes every anchor, so only the
-        section starts (from the gap scores) and the titles (from the model) are decided here."""
-        opts = self.options
-        scores = self._gap_scores(units, start, end, texts)
-        self._scores.update({start + g: value for g, value in scores.items()})
-        open_ends = (start > 0, end < len(units))
-        opens = [0, *choose_gaps(scores, [u.tokens for u in units[start:end]], opts.min_section_tokens,
-                                 open_ends=open_ends)]
-        parts = []
-        for i, rel in enumerate(opens):
-            stop = opens[i + 1] if i + 1 < len(opens) else end - start
-            section_texts = texts[rel:stop]
-            mine = owned[0] <= start + rel < owned[1]  # a start outside is decided by a neighbour
-            title = generate_title(self.generator, self.cache, "\n\n".join(section_texts)) if mine else "(neighbour)"
-            parts.append(Part(1, title, [anchor(text, opts.k) for text in section_texts]))
-        return render(parts)
-
-    def _split_oversized(self, body: str, units: list[Unit], starts: list[SectionStart]) -> list[SectionStart]:
-        opts = self.options
-        tokens = [u.tokens for u in units]
-        extra = split_oversized([s.unit for s in starts], self._scores, tokens, opts.min_section_tokens,
-                                opts.max_section_tokens)
-        bounds = sorted({s.unit for s in starts} | set(extra) | {len(units)})
-        for g in extra:
-            stop = bounds[bounds.index(g) + 1]
-            text = "\n\n".join(body[u.start : u.end] for u in units[g:stop])
-            starts.append(SectionStart(g, 1, generate_title(self.generator, self.cache, text)))
-        return sorted(starts, key=lambda s: s.unit)
-
     def _retitle_copies(self, body: str, units: list[Unit], starts: list[SectionStart]) -> None:
         """A small model writing the whole outline often copies the example's titles (or writes
         none with letters): those sections get a title from the title prompt instead."""
@@ -229,40 +226,6 @@ class LlmStructurer:
             if item.title.casefold() in EXAMPLE_TITLES or not any(ch.isalpha() for ch in item.title):
                 text = "\n\n".join(body[u.start : u.end] for u in units[item.unit : max(bounds[i + 1], item.unit + 1)])
                 item.title = generate_title(self.generator, self.cache, text)
-
-    def _gap_scores(self, units: list[Unit], start: int, end: int, texts: list[str]) -> dict[int, float]:
-        """Window-relative gap → combined z-score (embedding depth + weighted model score)."""
-        gaps = range(1, end - start)
-        combined = {g: 0.0 for g in gaps}
-        if self.embedder is not None:
-            if self._gap_z is None:
-                started = time.perf_counter()
-                vectors = self.embedder.embed([" ".join(self._body[u.start : u.end].split()) for u in units])
-                self.report.embedder_seconds = round(time.perf_counter() - started, 3)
-                self._gap_z = zscore(depth_scores(similarity_curve(vectors)))
-            for g in gaps:
-                combined[g] += float(self._gap_z[start + g - 1])
-        weight = self.options.model_weight
-        weight = (0.0 if self.embedder is not None else 1.0) if weight is None else weight
-        if weight and len(texts) > 1:
-            model = zscore(np.array(self._model_close_logits(texts)))
-            for g in gaps:
-                combined[g] += weight * float(model[g - 1])
-        return combined
-
-    def _model_close_logits(self, texts: list[str]) -> list[float]:
-        """log-odds of `</section>` over `<br>` after each paragraph but the last, in an outline
-        that keeps every paragraph in one section so far."""
-        k = self.options.k
-        prefix = outline_prompt(texts, k) + "<section: " + generate_title(self.generator, self.cache, texts[0]) + ">\n"
-        logits = []
-        for i in range(len(texts) - 1):
-            prefix += anchor(texts[i], k) + "\n"
-            probs = self.generator.label_probs(prefix, ["<br>", "</section>"])
-            close = min(max(probs["</section>"], 1e-6), 1 - 1e-6)
-            logits.append(float(np.log(close / (1 - close))))
-            prefix += "<br>\n"
-        return logits
 
 
 def window_starts(parts: list[Part], index: WordIndex, units: list[Unit], start: int, end: int) -> list[SectionStart]:
