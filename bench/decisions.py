@@ -85,7 +85,7 @@ def main() -> None:
     if not wanted <= set(DECISIONS):
         parser.error(f"--decisions: choose from {','.join(DECISIONS)}")
 
-    from longqa.ask import outline, prompts
+    from longqa.ask import outline_choice, prompts
     from longqa.ask.analyze import MODEL_TYPES
     from longqa.ask.settings import DEFAULT
     from longqa.eval.data import half_of
@@ -159,9 +159,9 @@ def main() -> None:
             route_probe(generator, question, q, roots, ranked, expand_hits, expand_chance, answer_moves)
         if "outline" not in wanted:
             continue
-        sections = outline.candidate_sections(roots, first.scores())
+        sections = outline_choice.candidate_sections(roots, first.scores())
         titles = {r.doc_id: r.title for r in roots}
-        choice = outline.choose_sections(generator, question, sections, titles)
+        choice = outline_choice.choose_sections(generator, question, sections, titles)
         gold = [sid for _, sid, _ in choice.shown
                 if has_answer(" ".join(n.text for n in walk(next(s for s in sections if s.id == sid)) if n.is_leaf),
                               q["answers"])]

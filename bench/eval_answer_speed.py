@@ -17,7 +17,7 @@ from pathlib import Path
 
 from longqa import tokens
 from longqa.eval.answer import answer
-from longqa.eval.context import Passage
+from longqa.eval.retrieved import Passage
 from longqa.models.resolve import load_generator
 from longqa.parse import parse_file
 from longqa.structure.build import body_text

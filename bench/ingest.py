@@ -34,7 +34,7 @@ def ingest_one(db, path: Path, structure: str) -> dict:
     from longqa.ingest import file_digest
     from longqa.parse import parse_file
     from longqa.store.documents import DocumentRecord, save_document
-    from longqa.structure.choose import structure_document
+    from longqa.structure.tree_source import structure_document
     from longqa.structure.tree import walk
 
     started, cpu_started = time.perf_counter(), time.process_time()

@@ -35,7 +35,7 @@ from longqa.structure.known_boundaries import (
 )
 from longqa.structure.llm import LlmStructurer, StructureOptions
 from longqa.structure.tree import walk
-from longqa.structure.units import paragraph_units
+from longqa.structure.paragraph_units import paragraph_units
 
 REPO = Path(__file__).resolve().parent.parent
 EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata")) / "docs"

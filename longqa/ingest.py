@@ -24,11 +24,11 @@ import sqlite_utils
 from longqa.config import Limits
 from longqa.embedding import LeafEmbedder, embed_pending
 from longqa.errors import InputError, LongqaError, StoreError
-from longqa.models.window import PromptTooLong
+from longqa.models.prompt_fit import PromptTooLong
 from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
 from longqa.store.documents import DocumentRecord, find_by_path, save_document
-from longqa.structure.choose import LlmStructurer, structure_document
+from longqa.structure.tree_source import LlmStructurer, structure_document
 from longqa.tree_types import Node, walk
 
 

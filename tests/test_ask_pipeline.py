@@ -169,7 +169,7 @@ def test_doc_filter_and_budget(tmp_path, db_path):
 
 
 def test_outline_choice_reads_letter_probabilities(handbook_db):
-    from longqa.ask import outline
+    from longqa.ask import outline_choice
     from longqa.store.nodes import load_tree
 
     root = load_tree(handbook_db, 1)
@@ -179,13 +179,13 @@ def test_outline_choice_reads_letter_probabilities(handbook_db):
     def pick_b(prompt, labels):  # favours " B" for the real question, not for the neutral one
         return " B" if "Question: N/A" not in prompt and " B" in labels else None
 
-    choice = outline.choose_sections(FakeGenerator(choose=pick_b), "fuel outage?", sections, titles)
+    choice = outline_choice.choose_sections(FakeGenerator(choose=pick_b), "fuel outage?", sections, titles)
     letter_b = [sid for letter, sid, _ in choice.shown if letter == "B"][0]
     n = len(choice.shown)
     assert list(choice.weights) == [letter_b]
     assert choice.weights[letter_b] == pytest.approx((0.8 * n - 1) / (n - 1))
-    flat = outline.choose_sections(FakeGenerator(), "fuel outage?", sections, titles)
+    flat = outline_choice.choose_sections(FakeGenerator(), "fuel outage?", sections, titles)
     assert flat.weights == {}  # a uniform guess moves no scores
-    biased = outline.choose_sections(FakeGenerator(choose=lambda p, labels: " B" if " B" in labels else None),
+    biased = outline_choice.choose_sections(FakeGenerator(choose=lambda p, labels: " B" if " B" in labels else None),
                                      "fuel outage?", sections, titles)
     assert biased.weights == {}  # favouring B whatever the question is position bias, divided out

@@ -14,7 +14,7 @@ from longqa.config import Limits
 from longqa.errors import InputError
 from longqa.parse import parse_file
 from longqa.parse.markdown import markdown_blocks
-from longqa.structure.choose import structure_document
+from longqa.structure.tree_source import structure_document
 from longqa.structure.tree import sections
 from tests.cli import run, run_json
 from tests.pdfgen import H, P, make_pdf, sentence

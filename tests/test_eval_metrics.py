@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from longqa.eval import choice, metrics
-from longqa.eval.context import Passage, Retrieved
+from longqa.eval.retrieved import Passage, Retrieved
 from longqa.eval.data import Evidence, Question
 from longqa.eval.score import answer_measures, context_measures
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from longqa.eval.baselines import Bm25Chunks, DenseChunks, FullContext, NoContext
-from longqa.eval.context import Passage, Retrieved
+from longqa.eval.retrieved import Passage, Retrieved
 from longqa.eval.data import load_questions, select
 from longqa.eval.runner import EvalSettings, Runner
 from longqa.eval.systems import LONGQA_VARIANTS, LongqaSystem, Resources, make_system

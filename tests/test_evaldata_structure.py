@@ -10,7 +10,7 @@ import re
 import pytest
 
 from longqa.parse.pdf import parse_pdf
-from longqa.structure.choose import structure_document
+from longqa.structure.tree_source import structure_document
 from longqa.structure.tree import leaves, sections
 
 pytestmark = pytest.mark.evaldata

@@ -21,7 +21,7 @@ from longqa.structure.boundaries import (
     BoundarySettings, choose_gaps, content_words, depth_scores, gap_scores, lexical_curve, section_plan,
     similarity_curve,
 )
-from longqa.structure.choose import structure_document
+from longqa.structure.tree_source import structure_document
 from longqa.structure.llm import LlmStructurer, StructureOptions, make_llm_structurer
 from longqa.structure.markup import Part, render
 from longqa.structure.titles import (
@@ -29,7 +29,7 @@ from longqa.structure.titles import (
     title_untitled_sections,
 )
 from longqa.structure.tree import Node, leaves, sections
-from longqa.structure.units import SectionStart, coverage_problem, merge_windows, paragraph_units, plan_windows
+from longqa.structure.paragraph_units import SectionStart, coverage_problem, merge_windows, paragraph_units, plan_windows
 
 TOPICS = {
     "bees": [

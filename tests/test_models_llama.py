@@ -14,7 +14,7 @@ from longqa.models import grammar
 from longqa.models.base import Embedder, Generator
 from longqa.models.defaults import default_embedder_path, default_generator_path
 from longqa.models.resolve import load_embedder, load_generator
-from longqa.models.window import PromptTooLong
+from longqa.models.prompt_fit import PromptTooLong
 
 pytestmark = pytest.mark.models
 

@@ -17,7 +17,7 @@ import pytest
 from longqa.errors import ModelError
 from longqa.models.http import JsonClient, api_base
 from longqa.models.openai import OpenAIEmbedder, OpenAIGenerator, best_token, top_logprobs
-from longqa.models.window import PromptTooLong
+from longqa.models.prompt_fit import PromptTooLong
 
 
 class FakeServer(ThreadingHTTPServer):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from longqa.parse.pdf import parse_pdf
-from longqa.structure.choose import structure_document
-from longqa.structure.outline import outline_headings
+from longqa.structure.tree_source import structure_document
+from longqa.structure.bookmarks import outline_headings
 from longqa.structure.tree import leaves, sections, walk
 from tests.cli import run, run_json
 from tests.pdfgen import BODY, H, P, Row, make_pdf, sentence

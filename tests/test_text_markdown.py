@@ -6,7 +6,7 @@ import pytest
 
 from longqa.errors import InputError
 from longqa.parse import parse_file
-from longqa.structure.choose import structure_document
+from longqa.structure.tree_source import structure_document
 from longqa.structure.tree import leaves, sections, walk
 
 

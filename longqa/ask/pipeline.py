@@ -27,7 +27,7 @@ from longqa.ask import evidence as evidence_mod
 from longqa.ask import prompts
 from longqa.ask.answer import plan_answer, run_answer
 from longqa.ask.context import build_passages
-from longqa.ask.plan import Planner
+from longqa.ask.organizer import Planner
 from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULT as DEFAULT_SETTINGS
 from longqa.ask.settings import RELEVANCE, AskSettings, SearchSettings

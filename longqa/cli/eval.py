@@ -15,7 +15,7 @@ from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, optio
 from longqa.eval import report as reporting
 from longqa.eval.data import HALVES
 from longqa.eval.runner import CORPORA, PROTOCOLS, EvalSettings, Runner
-from longqa.structure.choose import MODES
+from longqa.structure.tree_source import MODES
 from longqa.eval.systems import ALL_SYSTEMS, DEFAULT_SYSTEMS, Resources, make_system
 
 

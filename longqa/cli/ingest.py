@@ -16,7 +16,7 @@ from longqa.config import Limits
 from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, LongqaError
 from longqa.ingest import IngestResult, Ingestor, expand_inputs
 from longqa.names import as_text, shown
-from longqa.structure.choose import MODES
+from longqa.structure.tree_source import MODES
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.models.lazy import LazyModel
 from longqa.models.resolve import load_embedder, load_generator

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from longqa.eval import choice
-from longqa.eval.context import Passage
+from longqa.eval.retrieved import Passage
 
 ANSWER_TOKENS = 32
 # One non-empty line: a base model often opens with a newline and then writes a list of options;

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from longqa import tokens
 from longqa.eval.chunks import Chunk, fill_budget
-from longqa.eval.context import Passage, Retrieved
+from longqa.eval.retrieved import Passage, Retrieved
 from longqa.eval.rank import Bm25Ranker, DenseRanker, HybridRanker
 from longqa.parse import parse_file
 from longqa.structure.build import body_text

@@ -14,7 +14,7 @@ from longqa.errors import LongqaError
 from longqa.eval import answer as answering
 from longqa.eval.baselines import FULL_CONTEXT_CAP
 from longqa.eval.chunks import CHUNK_TOKENS
-from longqa.eval.context import Retrieved
+from longqa.eval.retrieved import Retrieved
 from longqa.eval.data import Question, check_documents, corpus_documents, load_questions, select
 from longqa.eval.report import build_report
 from longqa.eval.results import ResultsFile, run_key

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from longqa.eval import choice, metrics
-from longqa.eval.context import Retrieved
+from longqa.eval.retrieved import Retrieved
 from longqa.eval.data import Question
 
 

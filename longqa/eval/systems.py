@@ -13,7 +13,7 @@ from pathlib import Path
 from longqa.ask.citations import strip_markers
 from longqa.errors import LongqaError
 from longqa.eval.baselines import FULL_CONTEXT_CAP, Bm25Chunks, DenseChunks, FullContext, HybridChunks, NoContext
-from longqa.eval.context import Passage, Retrieved
+from longqa.eval.retrieved import Passage, Retrieved
 from longqa.models.counting import CountingEmbedder, CountingGenerator, Usage
 from longqa.models.lazy import LazyModel
 

@@ -21,7 +21,7 @@ from longqa.errors import ModelError
 from longqa.models.files import GgufInfo, read_gguf_info
 from longqa.models.grammar import compile_grammar
 from longqa.models.threads import cpu_threads
-from longqa.models.window import check_fits, l2_normalise, renormalise, unique_labels
+from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
 
 import llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from longqa.errors import ModelError
-from longqa.models.window import l2_normalise
+from longqa.models.prompt_fit import l2_normalise
 
 # A session with graph optimisations takes ~0.6 s longer to create (measured under load) and runs
 # ~10% faster; `ask` embeds one question, ingest thousands of leaves. So the plain session serves

@@ -20,7 +20,7 @@ from longqa import tokens as cl100k
 from longqa.errors import ModelError
 from longqa.models.grammar import choice
 from longqa.models.http import HttpStatusError, JsonClient
-from longqa.models.window import check_fits, l2_normalise, renormalise, unique_labels
+from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
 
 DEFAULT_SERVER_CTX = 4096  # when the server does not say
 TOP_LOGPROBS = 20

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from longqa import tokens
 from longqa.parse.blocks import ParsedDocument
 from longqa.structure.build import body_text
-from longqa.structure.choose import own_headings
+from longqa.structure.tree_source import own_headings
 from longqa.structure.tree import Node, walk
 
 TOLERANCE = 300  # characters between a predicted and a true start

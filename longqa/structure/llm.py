@@ -29,7 +29,7 @@ import numpy as np
 from longqa.models.base import Embedder, Generator
 from longqa.models.counting import CountingGenerator
 from longqa.models.lazy import model_of
-from longqa.models.window import PromptTooLong
+from longqa.models.prompt_fit import PromptTooLong
 from longqa.parse.blocks import ParsedDocument
 from longqa.store.cache import LlmCache, cached_complete, cached_json
 from longqa.structure.boundaries import BoundarySettings, gap_scores, section_plan
@@ -39,7 +39,7 @@ from longqa.structure.markup import (
 from longqa.structure.outline_prompt import EXAMPLE_TITLES, outline_prompt
 from longqa.structure.titles import generate_title
 from longqa.structure.tree import Node
-from longqa.structure.units import (
+from longqa.structure.paragraph_units import (
     SectionStart, Unit, build_sections, coverage_problem, merge_windows, paragraph_units,
     plan_windows,
 )
@@ -82,7 +82,7 @@ class StructureReport:
 
 
 class LlmStructurer:
-    """The `LlmStructurer` callable of choose.py: ParsedDocument → tree, or None to fall back."""
+    """The `LlmStructurer` callable of tree_source.py: ParsedDocument → tree, or None to fall back."""
 
     def __init__(
         self,

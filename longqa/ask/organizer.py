@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from longqa.ask import outline, queries, skill
+from longqa.ask import outline_choice, queries, skill
 from longqa.ask.refine import score_trees, select, select_flat
 from longqa.ask.search import Search
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
@@ -73,8 +73,8 @@ class Planner:
         if generator is not None and outline_weight <= 0:
             self._log("outline-skipped", reason="the model's outline choice measured at chance")
         elif generator is not None:  # global selection is part of the tree refinement
-            sections = outline.candidate_sections(roots, main_scores)
-            choice = outline.choose_sections(generator, self.question, sections,
+            sections = outline_choice.candidate_sections(roots, main_scores)
+            choice = outline_choice.choose_sections(generator, self.question, sections,
                                              {d: documents[d].title for d in documents})
             titles = {section_id: title for _, section_id, title in choice.shown}
             self._log("outline", chosen=list(choice.weights), shown=len(choice.shown),

@@ -26,7 +26,7 @@ LlmStructurer = Callable[[ParsedDocument], "Node | None"]
 def own_headings(doc: ParsedDocument, mode: str) -> tuple[list[Heading], str]:
     if doc.format == "pdf":
         if mode in ("auto", "outline"):
-            from longqa.structure.outline import outline_headings
+            from longqa.structure.bookmarks import outline_headings
 
             headings = outline_headings(doc)
             if headings:
