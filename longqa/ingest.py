@@ -17,7 +17,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import sqlite_utils
 
@@ -30,6 +30,9 @@ from longqa.parse import SUPPORTED_SUFFIXES, parse_file
 from longqa.store.documents import DocumentRecord, find_by_path, save_document
 from longqa.structure.choose import LlmStructurer, structure_document
 from longqa.structure.tree import Node, walk
+
+if TYPE_CHECKING:  # the graph pulls in llama.cpp: loaded only by `ingest --graph`
+    from longqa.graph.build import GraphBuilder
 
 
 # Write errors that no later document could escape: the batch ends on them.
@@ -48,6 +51,7 @@ class IngestResult:
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)  # stored, but not everything went well
     embedded: int = 0  # leaves given vectors in this run (also for an unchanged file resumed)
+    graph: str | None = None  # ingest --graph: "built", or "kept" (a current graph was there)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -65,6 +69,7 @@ class Ingestor:
     max_leaf_tokens: int = 300
     limits: Limits = field(default_factory=Limits)
     on_pages: Callable[[int], None] = field(default=lambda pages: None)
+    graph: GraphBuilder | None = None  # ingest --graph: the information-point graph (longqa/graph)
 
     def ingest(self, path: Path) -> IngestResult:
         """One file → one stored document, or a failed result saying why (one line).
@@ -83,6 +88,7 @@ class Ingestor:
                 result.pages, result.nodes = existing["pages"], existing["nodes"]
                 result.structure = existing["structure"]
                 result.embedded = self._embed(existing["id"])
+                result.graph = self._graph(existing["id"])
                 return result
             parsed = parse_file(path, self.limits)
             self.on_pages(parsed.pages)
@@ -102,6 +108,7 @@ class Ingestor:
             result.pages, result.structure, result.warnings = parsed.pages, source, notes
             result.nodes = sum(1 for _ in walk(root))
             result.embedded = self._embed(result.id)
+            result.graph = self._graph(result.id)
         except InputError as exc:
             result.error = exc.reason
         except PromptTooLong as exc:  # one text of this document does not fit the model
@@ -129,6 +136,13 @@ class Ingestor:
     def _embed(self, doc_id: int) -> int:
         """The stored document's leaves that lack vectors, embedded now (see longqa/embedding.py)."""
         return embed_pending(self.db, self.embedder, doc_id) if self.embedder is not None else 0
+
+
+    def _graph(self, doc_id: int) -> str | None:
+        """The document's graph, built unless a current one (same content, same edges) is stored."""
+        if self.graph is None:
+            return None
+        return "built" if self.graph.build(doc_id) is not None else "kept"
 
 
 def _unexpected(exc: BaseException) -> str:

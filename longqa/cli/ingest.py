@@ -55,6 +55,12 @@ def ingest(
         DEFAULT_LIMITS.llm_max_tokens, "--llm-max-tokens", min=0,
         help="Longest document (tokens) the local model divides into sections; longer ones are stored flat (0: no limit).",
     ),
+    graph: bool = typer.Option(
+        False, "--graph", help="Also build each document's information-point graph (for `ask --search graph`).",
+    ),
+    edges: str = typer.Option(
+        "attention", "--edges", help="Graph edges: attention (local model) | cosine (embedding proxy; always with --llm-url).",
+    ),
     allow_damaged: bool = typer.Option(
         False, "--allow-damaged", help="Store what can be read of a PDF that MuPDF had to repair (default: it fails).",
     ),
@@ -62,6 +68,8 @@ def ingest(
     """Parse documents into trees and store them (unchanged files are skipped)."""
     if structure not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
+    if edges not in ("attention", "cosine"):
+        raise typer.BadParameter("choose from attention, cosine", param_hint="--edges")
     if paths == ["-"]:
         paths = read_paths(sys.stdin)
     files, failed = expand_inputs(paths)
@@ -81,6 +89,8 @@ def ingest(
     )
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
+    if graph:
+        ingestor.graph = make_graph_builder(store, embedder, generator, edges, option_value(llm_url))
     results = list(failed)
     for result in failed:  # on stderr with --json too: stdout keeps its one JSON document
         err.print(failure_line(result), markup=False, highlight=False)
@@ -94,6 +104,13 @@ def ingest(
             pages_done += pages
 
         ingestor.on_pages = count_pages
+        if ingestor.graph is not None:  # a second bar: the graph's input tokens, with its own ETA
+            graph_task = progress.add_task("graph", total=None, rate="", visible=False)
+
+            def graph_progress(done: int, expected: int) -> None:
+                progress.update(graph_task, completed=done, total=expected, visible=done < expected)
+
+            ingestor.graph.on_progress = graph_progress
         for path in files:
             if stopped is not None:  # each file the batch did not reach is still named
                 result = IngestResult(path=as_text(str(path)), status="failed", error=f"not tried: {shown(stopped)}")
@@ -128,6 +145,16 @@ def ingest(
         counts = {s: sum(1 for r in results if r.status == s) for s in ("added", "updated", "skipped", "failed")}
         err.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to ingest")
     raise typer.Exit(exit_code(results))
+
+
+def make_graph_builder(store, embedder, generator, edges: str, llm_url: str | None):
+    """The graph builder: attention edges from the local generator, the cosine proxy for a server."""
+    from longqa.graph.build import GraphBuilder
+    from longqa.graph.settings import DEFAULT
+
+    local = edges == "attention" and not llm_url
+    return GraphBuilder(store, embedder, generator if local else None,
+                        DEFAULT.but(edges="attention" if local else "cosine"))
 
 
 def exit_code(results: list[IngestResult]) -> int:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from longqa.models.attention import AttentionReader, span_weights
-
 HEADER = "Information points:\n"
 SUMMARY = "Summary points:\n"
 
@@ -38,6 +36,8 @@ class AttentionEdges:
     """Attention edges from a local llama.cpp generator (one pass per group)."""
 
     def __init__(self, generator):
+        from longqa.models.attention import AttentionReader  # llama.cpp: imported only when used
+
         self.reader = AttentionReader(generator)
         self.name = generator.name
         self.passes = 0
@@ -61,6 +61,8 @@ class AttentionEdges:
         for piece in point_tokens:
             rows.append((len(sequence), len(sequence) + len(piece)))
             sequence += piece
+        from longqa.models.attention import span_weights
+
         capture = reader.capture(sequence, first)
         self.passes += 1
         self.pass_tokens += len(sequence)
