@@ -57,6 +57,12 @@ class SearchSettings:
     # bridge entity is read from the sentence (of all picks) closest to the question.
     hop_after: int = 3
     bridge_weight: float = 1.0
+    # Which search: "tree" (this loop over the document trees) or "graph" (GARLIC's best-first
+    # search over the information-point graph of `ingest --graph`, ask/graph_search.py; a
+    # document without a current graph falls back to "tree"). The graph search adds points (one
+    # sentence each) as well as leaves, so it may take more steps than the tree search.
+    search: str = "tree"
+    graph_max_nodes: int = 16
     # OkraLong's precise mode: when the loop ends judged insufficient (not merely out of time) but
     # retrieval found relevant material, retry once with the best whole sections (coarser granularity).
     precise_mode: bool = True

@@ -34,6 +34,8 @@ def ask(
     max_nodes: int = typer.Option(SEARCH.max_nodes, "--max-nodes", min=0, help="Cap on nodes the search adds."),
     max_seconds: float = typer.Option(SEARCH.max_seconds, "--max-seconds", min=0.0,
                                       help="Cap on seconds the search spends (the budget fills after it)."),
+    search: str = typer.Option(SEARCH.search, "--search",
+                               help="tree | graph (the information-point graph of `ingest --graph`)."),
     context_only: bool = typer.Option(False, "--context-only", help="Print the cited context and stop."),
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
     explain: bool = typer.Option(False, "--explain", help="Scores, R_q and the path taken, on stderr."),
@@ -51,6 +53,8 @@ def ask(
     question, warnings = read_question(question)
     for warning in warnings:
         console_err().print(f"longqa: warning: {warning}", markup=False, highlight=False)
+    if search not in ("tree", "graph"):
+        raise typer.BadParameter("choose from tree, graph", param_hint="--search")
     if retrieval not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
     from longqa import tokens
@@ -71,7 +75,8 @@ def ask(
     pipeline = Pipeline(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
         use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval,
-        settings=SEARCH.but(confidence=confidence, patience=patience, max_nodes=max_nodes, max_seconds=max_seconds),
+        settings=SEARCH.but(confidence=confidence, patience=patience, max_nodes=max_nodes, max_seconds=max_seconds,
+                                  search=search),
     )
     if context_only:
         refined = pipeline.retrieve_context(question, doc_ids)
