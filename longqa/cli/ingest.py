@@ -96,7 +96,7 @@ def ingest(
         err.print(failure_line(result), markup=False, highlight=False)
     stopped: LongqaError | None = None
     with _progress(show_progress, len(files)) as progress:
-        task = progress.add_task("ingest", total=len(files), rate="")
+        task = progress.add_task("ingest", total=len(files), rate="", unit="files")
         pages_done, started = 0, time.perf_counter()
 
         def count_pages(pages: int) -> None:
@@ -105,7 +105,7 @@ def ingest(
 
         ingestor.on_pages = count_pages
         if ingestor.graph is not None:  # a second bar: the graph's input tokens, with its own ETA
-            graph_task = progress.add_task("graph", total=None, rate="", visible=False)
+            graph_task = progress.add_task("  graph", total=None, rate="", unit="tokens", visible=False)
 
             def graph_progress(done: int, expected: int) -> None:
                 progress.update(graph_task, completed=done, total=expected, visible=done < expected)
@@ -187,7 +187,7 @@ def _progress(enabled: bool, total: int) -> Progress:
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("files"),
+        TextColumn("{task.fields[unit]}"),
         TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
         console=console_err(),
