@@ -77,8 +77,10 @@ class GraphSearch:
         return sims
 
     def _top(self, graph: Graph, index: dict[int, int]) -> list[int]:
+        """The graph's top-level points; none for a document too small to have points (its
+        leaves are then found like any other node, by similarity)."""
         top = graph.levels
-        return [index[n.id] for n in graph.nodes if n.level == top and n.id in index]
+        return [index[n.id] for n in graph.nodes if top and n.level == top and n.id in index]
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> Outcome:

@@ -10,8 +10,9 @@ rows x n_kv x heads per layer.
 
 The pass runs in a context of its own over the generator's already loaded weights, so the
 generator's KV cache (and its prompt reuse) is untouched. Everything here depends on this
-llama.cpp's internals: `check_layout` verifies the version and the tensor layout, and any
-mismatch is one LongqaError naming what differed, never a wrong number.
+llama.cpp's internals: `check_version` refuses an unchecked llama-cpp-python, every captured
+tensor's type, shape and strides are checked before it is read, and a graph without the named
+tensors is refused; each is one LongqaError (ModelError) saying what differed, never a wrong number.
 """
 
 from __future__ import annotations
