@@ -118,3 +118,40 @@ def test_no_graph_is_one_clear_line_and_ask_falls_back(tmp_path):
     assert result.returncode == 0, result.stderr
     assert any("no graph" in note for note in data["notes"]) and data["context"]
     assert open_db(db, readonly=True).execute("SELECT count(*) FROM graph_docs").fetchone()[0] == 0
+
+
+STORY = [
+    "Captain Elena Marsh sailed the schooner Petrel out of Dunmore harbour on the morning of 4 May 1871, "
+    "carrying salt cod and forty barrels of whale oil bound for Lisbon. The crew numbered eleven men, "
+    "most of them from the fishing villages along the northern coast. ",
+    "Three days out, a gale from the south-west split the mainsail and drove the Petrel towards the Azores. "
+    "The cook, Tobias Reyne, broke his arm when a barrel came loose in the hold, and the mate took over "
+    "his duties in the galley for the rest of the voyage. ",
+    "The schooner anchored at Ponta Delgada on 15 May for repairs. A sailmaker named Joaquim Furtado "
+    "sewed a new mainsail in four days and charged the captain twelve gold coins, which she paid from "
+    "the ship's own strongbox rather than from the cargo money. ",
+    "The Petrel reached Lisbon on 29 May. Marsh sold the whale oil to a lamp merchant in the Alfama "
+    "district for twice the price it fetched at home, and she bought cork and port wine for the return "
+    "journey to Dunmore, where the ship arrived safely in late June. ",
+]
+
+
+def test_generated_points_are_kept_only_when_faithful(tmp_path):
+    from longqa.graph.points import faithfulness
+
+    source = tmp_path / "voyage.txt"
+    source.write_text("\n\n".join(paragraph * 3 for paragraph in STORY), encoding="utf-8")
+    db = tmp_path / "generated.db"
+    result, data = run_json("ingest", "--graph", "--points", "generated", source, db=db)
+    assert result.returncode == 0, result.stderr
+    result, graph = run_json("inspect", "graph", "1", db=db)
+    assert graph["points"] == "generated" and graph["levels"] >= 1
+    leaves = {n["leaf_id"]: n["text"] for n in graph["nodes"] if n["level"] == 0}
+    points = [n for n in graph["nodes"] if n["level"] >= 1]
+    assert points
+    assert graph["generated_tokens"] <= 0.3 * graph["input_tokens"] * graph["levels"]
+    for point in (p for p in points if p["level"] == 1):  # a kept bullet is faithful to its group;
+        # a fallback is a sentence of it
+        assert faithfulness(point["text"], list(leaves.values())) >= 0.8
+        # and it is cited to a leaf that holds most of its words
+        assert faithfulness(point["text"], [leaves[point["leaf_id"]]]) >= 0.5

@@ -61,6 +61,11 @@ def ingest(
     edges: str = typer.Option(
         "attention", "--edges", help="Graph edges: attention (local model) | cosine (embedding proxy; always with --llm-url).",
     ),
+    points: str = typer.Option(
+        "auto", "--points",
+        help="Graph points: extractive (key sentences) | generated (model bullets, kept when faithful) | "
+             "auto (generated with -m or --llm-url, else extractive).",
+    ),
     allow_damaged: bool = typer.Option(
         False, "--allow-damaged", help="Store what can be read of a PDF that MuPDF had to repair (default: it fails).",
     ),
@@ -70,6 +75,8 @@ def ingest(
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
     if edges not in ("attention", "cosine"):
         raise typer.BadParameter("choose from attention, cosine", param_hint="--edges")
+    if points not in ("auto", "extractive", "generated"):
+        raise typer.BadParameter("choose from auto, extractive, generated", param_hint="--points")
     if paths == ["-"]:
         paths = read_paths(sys.stdin)
     files, failed = expand_inputs(paths)
@@ -90,7 +97,8 @@ def ingest(
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
     if graph:
-        ingestor.graph = make_graph_builder(store, embedder, generator, edges, option_value(llm_url))
+        ingestor.graph = make_graph_builder(store, embedder, generator, edges, points, option_value(model),
+                                            option_value(llm_url))
     results = list(failed)
     for result in failed:  # on stderr with --json too: stdout keeps its one JSON document
         err.print(failure_line(result), markup=False, highlight=False)
@@ -147,14 +155,18 @@ def ingest(
     raise typer.Exit(exit_code(results))
 
 
-def make_graph_builder(store, embedder, generator, edges: str, llm_url: str | None):
-    """The graph builder: attention edges from the local generator, the cosine proxy for a server."""
+def make_graph_builder(store, embedder, generator, edges: str, points: str, model: str | None,
+                       llm_url: str | None):
+    """The graph builder: attention edges from a local generator, the cosine proxy for a server;
+    generated points for a model the user chose (the default's are not faithful enough)."""
     from longqa.graph.build import GraphBuilder
     from longqa.graph.settings import DEFAULT
 
-    local = edges == "attention" and not llm_url
-    return GraphBuilder(store, embedder, generator if local else None,
-                        DEFAULT.but(edges="attention" if local else "cosine"))
+    if points == "auto":
+        points = "generated" if (model or llm_url) else "extractive"
+    attention = edges == "attention" and not llm_url
+    return GraphBuilder(store, embedder, generator, DEFAULT.but(edges="attention" if attention else "cosine",
+                                                                points=points))
 
 
 def exit_code(results: list[IngestResult]) -> int:

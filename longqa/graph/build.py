@@ -23,7 +23,8 @@ import sqlite_utils
 from longqa import tokens
 from longqa.embedding import embedding_text
 from longqa.graph.edges import AttentionEdges, cosine_weights
-from longqa.graph.points import key_sentences
+from longqa.graph.generated import generated_points
+from longqa.graph.points import Point, faithfulness, key_sentences
 from longqa.graph.settings import DEFAULT, GraphSettings
 from longqa.store.graph import Graph, GraphNode, graph_of, save_graph
 from longqa.store.nodes import load_tree
@@ -49,18 +50,21 @@ class GraphBuilder:
 
     def current(self, doc_id: int) -> bool:
         header = graph_of(self.db, doc_id)
-        return header is not None and header["edges"] == self.edge_kind
+        return header is not None and header["edges"] == self.edge_kind and header["points"] == self.settings.points
 
     def build(self, doc_id: int, *, force: bool = False) -> Graph | None:
         """The document's graph, built and stored; None when a current one was already there."""
         if not force and self.current(doc_id):
             return None
         started = time.perf_counter()
+        s = self.settings
         doc = self.db["documents"].get(doc_id)
         leaves = [n for n in walk(load_tree(self.db, doc_id)) if n.is_leaf and n.text.strip()]
         edges = self._edge_source()
-        graph = Graph(doc_id=doc_id, sha256=doc["sha256"], points="extractive", edges=self.edge_kind,
-                      model=edges.name if edges else "", embed_model=self.embedder.name)
+        generator = self._generator() if s.points == "generated" else None
+        model = generator.name if generator is not None else (edges.name if edges else "")
+        graph = Graph(doc_id=doc_id, sha256=doc["sha256"], points=s.points, edges=self.edge_kind,
+                      model=model, embed_model=self.embedder.name)
         texts = [leaf.text for leaf in leaves]
         level_nodes = [GraphNode(0, i, leaf.id, "", tokens.count(leaf.text), None) for i, leaf in enumerate(leaves)]
         vectors = self._leaf_vectors(leaves)
@@ -71,7 +75,6 @@ class GraphBuilder:
         expected = int(graph.input_tokens / (1 - min(self.settings.point_share, 0.9)))
         done = 0
         offset = 0  # index in graph.nodes of the current level's first node
-        s = self.settings
         for level in range(1, s.max_levels + 1):
             size = sum(n.tokens for n in level_nodes)
             if size <= s.top_tokens or len(level_nodes) <= 1:
@@ -81,7 +84,8 @@ class GraphBuilder:
             new_edges: list[tuple[int, int, float]] = []
             for group in _groups([n.tokens for n in level_nodes], s.group_tokens):
                 members = [texts[i] for i in group]
-                points = key_sentences(members, s.point_share, s.min_point_words)
+                points = self._generated(generator, members, graph) if generator is not None else []
+                points = points or key_sentences(members, s.point_share, s.min_point_words)
                 done += sum(level_nodes[i].tokens for i in group)
                 if points:
                     point_texts = [p.text for p in points]
@@ -92,6 +96,10 @@ class GraphBuilder:
                         weights = cosine_weights(np.stack([level_nodes[i].vector for i in group]), point_vectors,
                                                  s.max_edges)
                     for k, point in enumerate(points):
+                        if point.member < 0:  # a generated bullet is cited to the source it
+                            # shares most words with (its strongest edge breaks ties)
+                            point.member = max(range(len(members)), key=lambda m: (
+                                faithfulness(point.text, [members[m]]), weights[k, m]))
                         index = len(new_nodes)
                         origin = level_nodes[group[point.member]].leaf_id
                         new_nodes.append(GraphNode(level, index, origin, point.text, point.tokens, point_vectors[k]))
@@ -115,8 +123,28 @@ class GraphBuilder:
         if self.edge_kind != "attention":
             return None
         if self._edges is None:
-            self._edges = AttentionEdges(self._generator_factory())
+            self._edges = AttentionEdges(self._generator())
         return self._edges
+
+    def _generator(self):
+        if self._generator_factory is None:
+            raise ValueError("generated points need a generator")
+        return self._generator_factory()
+
+    def _generated(self, generator, members: list[str], graph: Graph) -> list[Point]:
+        """The model's bullets for one group that are faithful to it, without repeats."""
+        s = self.settings
+        size = sum(tokens.count(m) for m in members)
+        bullets = generated_points(generator, members, max(16, int(s.generated_share * size)))
+        graph.generated_tokens += sum(generator.count_tokens(b) for b in bullets)
+        kept, seen = [], set()
+        for bullet in bullets:
+            key = " ".join(bullet.lower().split())
+            if key in seen or faithfulness(bullet, members) < s.min_faithfulness:
+                continue
+            seen.add(key)
+            kept.append(Point(bullet, -1, 0, tokens.count(bullet)))
+        return kept
 
     def _leaf_vectors(self, leaves) -> list[np.ndarray]:
         """The leaves' stored vectors of this embedder; any missing ones are embedded now."""

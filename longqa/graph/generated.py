@@ -30,5 +30,8 @@ def generated_points(generator, texts: list[str], max_tokens: int) -> list[str]:
         text = generator.complete(points_prompt(texts), max_tokens=max_tokens, stop=["\n\n", "Passages:"])
     except PromptTooLong:
         return []
-    bullets = ("*" + text).split("\n")
-    return [b.lstrip("*").strip() for b in bullets if b.strip().startswith("*") and len(b.strip()) > 3]
+    lines = ("*" + text).split("\n")
+    bullets = [line.lstrip("*").strip() for line in lines if line.strip().startswith("*") and len(line.strip()) > 3]
+    if bullets and not bullets[-1].endswith((".", "!", "?", '"', "'", ")")):
+        bullets.pop()  # cut off by max_tokens mid-sentence
+    return bullets

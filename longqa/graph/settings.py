@@ -24,6 +24,16 @@ class GraphSettings:
     max_edges: int = 8
     # "attention" (local llama.cpp model) or "cosine" (embedding proxy: servers, or asked for).
     edges: str = "attention"
+    # "extractive" (key sentences, points.py) or "generated" (the model's bullets, generated.py).
+    # The default model's bullets measured 0.55 mean faithfulness with a quarter of them at
+    # >= 0.9 (bench/graph.py), so extractive is the default; `ingest -m/--llm-url` with a
+    # stronger model generates (cli/ingest.py --points auto).
+    points: str = "extractive"
+    # Generated bullets per group: at most this many tokens per input token (the cap),
+    # and a bullet is kept only when this share of its content words is in its sources; a group
+    # left without bullets falls back to its key sentences.
+    generated_share: float = 0.3
+    min_faithfulness: float = 0.8
 
     def but(self, **changes) -> "GraphSettings":
         return replace(self, **changes)
