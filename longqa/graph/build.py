@@ -4,8 +4,9 @@ Level 0 is the document's leaves (GARLIC's 300-token chunks are our leaves). A l
 into groups of consecutive nodes (settings.group_tokens); each group yields its points (key
 sentences, points.py; or the model's faithful bullets, generated.py) and the points' edges to
 the group's nodes (edges.py), so a point draws on several nodes and a node feeds several
-points (many-to-many). Levels are added until one fits settings.top_tokens or stops shrinking. Every node gets a vector from the store's embedder
-(the search scores similarity to the question with it); the leaves reuse their stored ones.
+points (many-to-many). Levels are added until one fits settings.top_tokens or stops shrinking.
+Every node gets a vector from the store's embedder (the search scores similarity to the
+question with it); the leaves reuse their stored ones.
 
 The graph is written in one transaction per document; a document whose graph was built from
 its current content (same sha256) with the same kinds of points and edges is skipped, so an interrupted
