@@ -9,8 +9,8 @@ Every node gets a vector from the store's embedder (the search scores similarity
 question with it); the leaves reuse their stored ones.
 
 The graph is written in one transaction per document; a document whose graph was built from
-its current content (same sha256) with the same kinds of points and edges is skipped, so an interrupted
-`ingest --graph` resumes with the documents still missing one.
+its current content (same sha256) with the same kinds of points and edges is skipped, so an
+interrupted `ingest --graph` resumes with the documents still missing one.
 """
 
 from __future__ import annotations
