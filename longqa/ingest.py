@@ -4,6 +4,8 @@ Each document is parsed and structured in memory, then its text and tree are wri
 transaction, so an interrupted run leaves no partial document and BM25 can answer about it at once.
 Its leaf vectors follow (longqa/embedding.py), a chunk per transaction; leaves still without
 vectors after an interruption are embedded by the next run, even when the file is unchanged.
+With `--graph` the document's information-point graph follows (longqa/graph), also resumed for
+an unchanged file that has none yet.
 """
 
 from __future__ import annotations
@@ -136,7 +138,6 @@ class Ingestor:
     def _embed(self, doc_id: int) -> int:
         """The stored document's leaves that lack vectors, embedded now (see longqa/embedding.py)."""
         return embed_pending(self.db, self.embedder, doc_id) if self.embedder is not None else 0
-
 
     def _graph(self, doc_id: int) -> str | None:
         """The document's graph, built unless a current one (same content, same edges) is stored."""
