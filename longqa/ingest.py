@@ -4,6 +4,8 @@ Each document is parsed and structured in memory, then its text and tree are wri
 transaction, so an interrupted run leaves no partial document and BM25 can answer about it at once.
 Its leaf vectors follow (longqa/embedding.py), a chunk per transaction; leaves still without
 vectors after an interruption are embedded by the next run, even when the file is unchanged.
+With `--graph` the document's information-point graph follows (longqa/graph), also resumed for
+an unchanged file that has none yet.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import sqlite_utils
 
@@ -30,6 +32,9 @@ from longqa.parse import SUPPORTED_SUFFIXES, parse_file
 from longqa.store.documents import DocumentRecord, find_by_path, save_document
 from longqa.structure.tree_source import LlmStructurer, structure_document
 from longqa.tree_types import Node, walk
+
+if TYPE_CHECKING:  # the graph pulls in llama.cpp: loaded only by `ingest --graph`
+    from longqa.graph.build import GraphBuilder
 
 
 # Write errors that no later document could escape: the batch ends on them.
@@ -51,6 +56,7 @@ class IngestResult:
     # Why a document without headings was stored without sections (also among `warnings`, except
     # under auto for a text merely too short to divide).
     structure_note: str | None = None
+    graph: str | None = None  # ingest --graph: "built", or "kept" (a current graph was there)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -68,6 +74,7 @@ class Ingestor:
     max_leaf_tokens: int = 300
     limits: Limits = field(default_factory=Limits)
     on_pages: Callable[[int], None] = field(default=lambda pages: None)
+    graph: GraphBuilder | None = None  # ingest --graph: the information-point graph (longqa/graph)
 
     def ingest(self, path: Path) -> IngestResult:
         """One file → one stored document, or a failed result saying why (one line).
@@ -86,6 +93,7 @@ class Ingestor:
                 result.pages, result.nodes = existing["pages"], existing["nodes"]
                 result.structure = existing["structure"]
                 result.embedded = self._embed(existing["id"])
+                result.graph = self._graph(existing["id"])
                 return result
             parsed = parse_file(path, self.limits)
             self.on_pages(parsed.pages)
@@ -109,6 +117,7 @@ class Ingestor:
             result.structure_note = "; ".join(structure_notes + remarks) or None
             result.nodes = sum(1 for _ in walk(root))
             result.embedded = self._embed(result.id)
+            result.graph = self._graph(result.id)
         except InputError as exc:
             result.error = exc.reason
         except PromptTooLong as exc:  # one text of this document does not fit the model
@@ -136,6 +145,12 @@ class Ingestor:
     def _embed(self, doc_id: int) -> int:
         """The stored document's leaves that lack vectors, embedded now (see longqa/embedding.py)."""
         return embed_pending(self.db, self.embedder, doc_id) if self.embedder is not None else 0
+
+    def _graph(self, doc_id: int) -> str | None:
+        """The document's graph, built unless a current one (same content, same edges) is stored."""
+        if self.graph is None:
+            return None
+        return "built" if self.graph.build(doc_id) is not None else "kept"
 
 
 def _unexpected(exc: BaseException) -> str:

@@ -86,7 +86,15 @@ class Planner:
         tick = time.perf_counter()
         scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
         picks: list[Node] = []
-        if s.use_loop:
+        graph_outcome = None
+        if s.use_loop and s.search == "graph":
+            from longqa.ask.graph_search import search_graphs
+
+            graph_outcome = search_graphs(self, roots, budget)
+            if graph_outcome is not None:
+                picks = graph_outcome.picks
+                self.analysis.evidence = graph_outcome.sufficiency
+        if s.use_loop and graph_outcome is None:
             max_hops = min(s.max_hops, p.max_steps) if p.use_expansion else 0
             self.search = Search(
                 self.question, self.analysis.type, roots, scored, budget, s, self.refined.steps,

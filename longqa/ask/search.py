@@ -39,6 +39,26 @@ from longqa.ask.settings import SearchSettings
 from longqa.structure.tree import Node, walk
 
 
+def judge(question: str, texts: list[str], shown: list[str], settings: SearchSettings,
+          term_weights: dict[str, float] | None, generator, model_weight: float) -> tuple[float, float | None, float]:
+    """Is the evidence enough? (coverage rule over `texts`, the model's p(yes) over the probe
+    lines `shown` or None, the two combined by the model's measured weight). Shared by the tree
+    search and the graph search (graph_search.py)."""
+    coverage = top_share(question, texts, term_weights)
+    if not answer_shape_present(question, texts):
+        coverage *= settings.shape_missing  # about the question, but not (yet) the kind of thing it asks
+    w = model_weight
+    if generator is None or w <= 0:
+        return coverage, None, coverage
+    # Ask the model only when its answer can change the decision: with weight w its p(yes)
+    # moves the combined value within [(1-w)c, (1-w)c + w].
+    if (1 - w) * coverage >= settings.confidence or (1 - w) * coverage + w < settings.confidence:
+        return coverage, None, (1 - w) * coverage + w * 0.5
+    probs = generator.label_probs(sufficiency_prompt(question, shown), [" yes", " no"])
+    p_yes = probs[" yes"]
+    return coverage, p_yes, w * p_yes + (1 - w) * coverage
+
+
 @dataclass
 class Lane:
     """One query's frontier: node id -> (priority, reason, relevance). The priority orders the
@@ -277,19 +297,7 @@ class Search:
     def sufficiency(self) -> tuple[float, float | None, float]:
         """(coverage rule, model p(yes) or None, combined by the model's measured weight)."""
         texts = [leaf.text for pick in self.picks for leaf in walk(pick) if leaf.is_leaf]
-        coverage = top_share(self.question, texts, self.term_weights)
-        if not answer_shape_present(self.question, texts):
-            coverage *= self.s.shape_missing  # about the question, but not (yet) the kind of thing it asks
-        w = self.model_weight
-        if self.generator is None or w <= 0:
-            return coverage, None, coverage
-        # Ask the model only when its answer can change the decision: with weight w its p(yes)
-        # moves the combined value within [(1-w)c, (1-w)c + w].
-        if (1 - w) * coverage >= self.s.confidence or (1 - w) * coverage + w < self.s.confidence:
-            return coverage, None, (1 - w) * coverage + w * 0.5
-        probs = self.generator.label_probs(sufficiency_prompt(self.question, self.shown), [" yes", " no"])
-        p_yes = probs[" yes"]
-        return coverage, p_yes, self.model_weight * p_yes + (1 - self.model_weight) * coverage
+        return judge(self.question, texts, self.shown, self.s, self.term_weights, self.generator, self.model_weight)
 
     # -- multi-hop --------------------------------------------------------------------------
     def _can_hop(self) -> bool:

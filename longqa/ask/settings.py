@@ -96,6 +96,14 @@ class SearchSettings:
         0.5, "the coverage rule is multiplied by this while no figure, date or name of the asked kind "
         "is among the picks", SPOT)
 
+    search: str = tunable(
+        "tree", "which search: tree (this loop over the document trees) or graph (GARLIC's best-first search "
+        "over the information-point graph of `ingest --graph`, ask/graph_search.py; a document without a "
+        "current graph falls back to tree)", "the user's choice (--search)")
+    graph_max_nodes: int = tunable(
+        16, "cap on the graph search's node-adding steps (points are one sentence each, so it takes more "
+        "steps than the tree search)", SPOT)
+
     # -- RDR2's router (ask/router.py) -----------------------------------------------------------
     router: str = tunable(
         "auto", "RDR2's ANSWER / EXPAND / REFUSE move each step: auto = only when the model's measured "

@@ -21,6 +21,7 @@ _ABORTS = tuple({typer.Abort, getattr(_click, "Abort", typer.Abort)})
 # Importing a command module registers its commands on `app`.
 from longqa.cli import ingest as _ingest  # noqa: F401,E402
 from longqa.cli import inspect as _inspect  # noqa: F401,E402
+from longqa.cli import inspect_graph as _inspect_graph  # noqa: F401,E402
 from longqa.cli import models as _models  # noqa: F401,E402
 from longqa.cli import ask as _ask  # noqa: F401,E402
 from longqa.cli import eval as _eval  # noqa: F401,E402

@@ -38,6 +38,8 @@ def ask(
     router: str = typer.Option(SEARCH.router, "--router",
                                help="RDR2's router picks each search step: auto (only when the model's measured "
                                     "router skill is above chance) | on | off."),
+    search: str = typer.Option(SEARCH.search, "--search",
+                               help="tree | graph (the information-point graph of `ingest --graph`)."),
     context_only: bool = typer.Option(False, "--context-only", help="Print the cited context and stop."),
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
     explain: bool = typer.Option(False, "--explain", help="Scores, R_q and the path taken, on stderr."),
@@ -55,6 +57,8 @@ def ask(
     question, warnings = read_question(question)
     for warning in warnings:
         console_err().print(f"longqa: warning: {warning}", markup=False, highlight=False)
+    if search not in ("tree", "graph"):
+        raise typer.BadParameter("choose from tree, graph", param_hint="--search")
     if retrieval not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
     if router not in ROUTER_MODES:
@@ -79,7 +83,7 @@ def ask(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
         use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval,
         settings=SEARCH.but(confidence=confidence, patience=patience, max_nodes=max_nodes, max_seconds=max_seconds,
-                            router=router),
+                            router=router, search=search),
     )
     if context_only:
         refined = pipeline.retrieve_context(question, doc_ids)

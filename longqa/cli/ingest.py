@@ -56,6 +56,17 @@ def ingest(
         DEFAULT_LIMITS.llm_max_tokens, "--llm-max-tokens", min=0,
         help="Longest document (tokens) the local model divides into sections; longer ones are stored flat (0: no limit).",
     ),
+    graph: bool = typer.Option(
+        False, "--graph", help="Also build each document's information-point graph (for `ask --search graph`).",
+    ),
+    edges: str = typer.Option(
+        "attention", "--edges", help="Graph edges: attention (local model) | cosine (embedding proxy; always with --llm-url).",
+    ),
+    points: str = typer.Option(
+        "auto", "--points",
+        help="Graph points: extractive (key sentences) | generated (model bullets, kept when faithful) | "
+             "auto (generated with -m or --llm-url, else extractive).",
+    ),
     allow_damaged: bool = typer.Option(
         False, "--allow-damaged", help="Store what can be read of a PDF that MuPDF had to repair (default: it fails).",
     ),
@@ -63,6 +74,10 @@ def ingest(
     """Parse documents into trees and store them (unchanged files are skipped)."""
     if structure not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
+    if edges not in ("attention", "cosine"):
+        raise typer.BadParameter("choose from attention, cosine", param_hint="--edges")
+    if points not in ("auto", "extractive", "generated"):
+        raise typer.BadParameter("choose from auto, extractive, generated", param_hint="--points")
     if paths == ["-"]:
         paths = read_paths(sys.stdin)
     files, failed = expand_inputs(paths)
@@ -81,12 +96,15 @@ def ingest(
     )
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
+    if graph:
+        ingestor.graph = make_graph_builder(store, embedder, generator, edges, points, option_value(model),
+                                            option_value(llm_url))
     results = list(failed)
     for result in failed:  # on stderr with --json too: stdout keeps its one JSON document
         err.print(failure_line(result), markup=False, highlight=False)
     stopped: LongqaError | None = None
     with _progress(show_progress, len(files)) as progress:
-        task = progress.add_task("ingest", total=len(files), rate="")
+        task = progress.add_task("ingest", total=len(files), rate="", unit="files")
         pages_done, started = 0, time.perf_counter()
 
         def count_pages(pages: int) -> None:
@@ -94,6 +112,13 @@ def ingest(
             pages_done += pages
 
         ingestor.on_pages = count_pages
+        if ingestor.graph is not None:  # a second bar: the graph's input tokens, with its own ETA
+            graph_task = progress.add_task("  graph", total=None, rate="", unit="tokens", visible=False)
+
+            def graph_progress(done: int, expected: int) -> None:
+                progress.update(graph_task, completed=done, total=expected, visible=done < expected)
+
+            ingestor.graph.on_progress = graph_progress
         for path in files:
             if stopped is not None:  # each file the batch did not reach is still named
                 result = IngestResult(path=as_text(str(path)), status="failed", error=f"not tried: {shown(stopped)}")
@@ -131,6 +156,20 @@ def ingest(
     raise typer.Exit(exit_code(results))
 
 
+def make_graph_builder(store, embedder, generator, edges: str, points: str, model: str | None,
+                       llm_url: str | None):
+    """The graph builder: attention edges from a local generator, the cosine proxy for a server;
+    generated points for a model the user chose (the default's are not faithful enough)."""
+    from longqa.graph.build import GraphBuilder
+    from longqa.graph.settings import DEFAULT
+
+    if points == "auto":
+        points = "generated" if (model or llm_url) else "extractive"
+    attention = edges == "attention" and not llm_url
+    return GraphBuilder(store, embedder, generator, DEFAULT.but(edges="attention" if attention else "cosine",
+                                                                points=points))
+
+
 def exit_code(results: list[IngestResult]) -> int:
     """0: nothing failed; 3: some inputs failed, others were stored or are unchanged; 1: every
     input failed, so nothing was done."""
@@ -161,7 +200,7 @@ def _progress(enabled: bool, total: int) -> Progress:
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("files"),
+        TextColumn("{task.fields[unit]}"),
         TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
         console=console_err(),

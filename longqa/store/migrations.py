@@ -86,5 +86,43 @@ M002_VECTOR_STATE = """
         CREATE INDEX nodes_kind ON nodes(kind);
 """
 
+# GARLIC/PECAN's graph of a document (`ingest --graph`, store/graph.py): level 0 holds the
+# leaves (text in `nodes`), higher levels the information points; an edge runs from a point to a
+# node one level down, and a point's edges sum to 1. Removing the document removes its graph.
+M003_GRAPH = """
+        CREATE TABLE graph_docs (
+            doc_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+            sha256 TEXT NOT NULL,
+            points TEXT NOT NULL,
+            edges TEXT NOT NULL,
+            model TEXT NOT NULL,
+            embed_model TEXT NOT NULL,
+            levels INTEGER NOT NULL,
+            input_tokens INTEGER NOT NULL,
+            generated_tokens INTEGER NOT NULL,
+            seconds REAL NOT NULL,
+            created TEXT NOT NULL
+        );
+        CREATE TABLE graph_nodes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            doc_id INTEGER NOT NULL REFERENCES graph_docs(doc_id) ON DELETE CASCADE,
+            level INTEGER NOT NULL,
+            ord INTEGER NOT NULL,
+            leaf_id INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            vector BLOB,
+            UNIQUE (doc_id, level, ord)
+        );
+        CREATE TABLE graph_edges (
+            parent INTEGER NOT NULL REFERENCES graph_nodes(id) ON DELETE CASCADE,
+            child INTEGER NOT NULL REFERENCES graph_nodes(id) ON DELETE CASCADE,
+            weight REAL NOT NULL,
+            PRIMARY KEY (parent, child)
+        );
+        CREATE INDEX graph_edges_child ON graph_edges(child);
+"""
+
 # (name, SQL script). Each runs in one transaction together with its record in _migrations.
-MIGRATIONS = [("m001_initial", M001_INITIAL), ("m002_vector_state", M002_VECTOR_STATE)]
+MIGRATIONS = [("m001_initial", M001_INITIAL), ("m002_vector_state", M002_VECTOR_STATE),
+              ("m003_graph", M003_GRAPH)]

@@ -273,3 +273,15 @@ def document_vector_counts(db: sqlite_utils.Database, doc_id: int, model: str) -
         [model, model, doc_id],
     ).fetchone()
     return int(current), int(other)
+
+
+def stored_vectors(db: sqlite_utils.Database, model: str, node_ids: list[int]) -> dict[int, np.ndarray]:
+    """The stored vectors of `model` for those of `node_ids` that have one."""
+    found: dict[int, np.ndarray] = {}
+    for start in range(0, len(node_ids), 500):
+        chunk = node_ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in db.query(f"SELECT node_id, vector FROM embeddings WHERE model = ? AND node_id IN ({marks})",
+                            [model, *chunk]):
+            found[row["node_id"]] = np.frombuffer(row["vector"], dtype=np.float32)
+    return found
