@@ -183,6 +183,11 @@ def search_graphs(planner, roots: list[Node], budget: int) -> Outcome | None:
         return None
     leaves = {n.id: n for root in roots for n in walk(root) if n.is_leaf}
     _, question_vector = planner._vectors(planner.question)
+    embedder = getattr(planner.p.retriever, "embedder", None)
+    for graph in graphs:  # vectors of another embedder (the store was reindexed since) never compare
+        if embedder is None or graph.embed_model != embedder.name:
+            for node in graph.nodes:
+                node.vector = None
     search = GraphSearch(planner.question, question_vector, graphs, leaves, budget, planner.settings,
                          planner.refined.steps, generator=generator,
                          model_weight=skill.weight(generator, "sufficiency"),
