@@ -359,3 +359,17 @@ def test_hybrid_chunks_sum_min_max_bm25_and_cosine():
     assert {c.text for c in ranked[:2]} == {chunks[0].text, chunks[2].text}
     assert ranked[-1] is chunks[1]
     assert HybridRanker([], np.zeros((0, 2))).rank("x", query_vector) == []
+
+
+def test_the_graph_system_builds_graphs_for_the_questions_documents(questions_file, tmp_path):
+    """`longqa-graph` through the harness: graphs built (cosine edges, as for a server) and
+    searched, with no error on any question."""
+    resources = Resources.of(fake_generator(), FakeEmbedder())
+    resources.llm_url = "http://server.invalid/v1"  # never contacted: it only selects cosine edges
+    runner = Runner(EvalSettings(systems=["longqa-graph"], budget=400), resources, tmp_path / "work",
+                    lambda name: longqa_with_fakes(name, resources, 400, 3))
+    report = runner.run(questions_file)
+    records = [json.loads(line) for line in runner.results_path(questions_file).open()]
+    assert len(records) == 5 and not any(r["error"] for r in records), [r["error"] for r in records]
+    assert report["overall"]["longqa-graph"]["n"] == 5
+    assert any(r["context_tokens"] > 0 for r in records)

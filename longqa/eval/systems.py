@@ -7,6 +7,7 @@ else in longqa.eval sees only `Resources` (lazily loaded, counted models) and `S
 from __future__ import annotations
 
 import inspect
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
