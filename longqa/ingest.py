@@ -245,6 +245,29 @@ def _documents_in(folder: Path, fail: Callable[[str, str], None]) -> list[Path]:
     return found
 
 
+def configured_ingestor(db: sqlite_utils.Database, generator, embedder, *, structure: str = "auto",
+                        summaries: bool | None = None, force: bool = False, limits: Limits | None = None,
+                        max_leaf_tokens: int | None = None) -> Ingestor:
+    """The one ingest set-up, shared by `longqa ingest` and the evaluation harness: the local
+    model structures documents without headings under auto/llm and titles (and, per `summaries`,
+    summarises) sections; `generator` may be a zero-argument factory, loaded only when a document
+    needs it. The embedder must be the one the store's vectors were made with (checked when it
+    loads, or here when it is already loaded)."""
+    from longqa.models.lazy import LazyModel
+    from longqa.store.vectors import require_current
+    from longqa.structure.llm import make_llm_structurer
+    from longqa.structure.titles import make_section_annotator
+
+    if embedder is not None and not isinstance(embedder, LazyModel):  # a lazy one checks when it loads
+        require_current(db, embedder.name)
+    options: dict = {"limits": limits or Limits()}
+    if max_leaf_tokens is not None:
+        options["max_leaf_tokens"] = max_leaf_tokens
+    return Ingestor(db=db, structure=structure, force=force, embedder=embedder,
+                    llm_structurer=make_llm_structurer(generator, db, embedder) if structure in ("auto", "llm") else None,
+                    annotate=make_section_annotator(generator, db, summaries), **options)
+
+
 def why_unusable(path: Path, exc: Exception) -> str:
     """The reason `path` cannot be opened, in words (the errno's, made precise for links)."""
     if isinstance(exc, ValueError):

@@ -14,14 +14,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, interactive, print_json
 from longqa.config import Limits
 from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, LongqaError
-from longqa.ingest import IngestResult, Ingestor, expand_inputs
+from longqa.ingest import IngestResult, configured_ingestor, expand_inputs
 from longqa.names import as_text, shown
 from longqa.structure.tree_source import MODES
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.models.lazy import LazyModel
 from longqa.models.resolve import load_embedder, load_generator
-from longqa.structure.llm import make_llm_structurer
-from longqa.structure.titles import make_section_annotator
 from longqa.store.vectors import require_current
 
 
@@ -87,13 +85,10 @@ def ingest(
     embedder = LazyModel(lambda: load_embedder(embed_model, llm_url), on_load=lambda e: require_current(store, e.name))
     # The generator loads only for a document without headings (llm/auto) or with untitled sections.
     generator = lambda: load_generator(option_value(model), llm_url)  # noqa: E731
-    structurer = make_llm_structurer(generator, store, embedder) if structure in ("auto", "llm") else None
     limits = Limits(max_mb=max_mb, max_pages=max_pages, max_line_chars=max_line_chars,
                     max_headings=max_headings, llm_max_tokens=llm_max_tokens, allow_damaged=allow_damaged)
-    ingestor = Ingestor(
-        db=store, structure=structure, force=force, embedder=embedder, llm_structurer=structurer,
-        annotate=make_section_annotator(generator, store, summaries), limits=limits,
-    )
+    ingestor = configured_ingestor(store, generator, embedder, structure=structure, summaries=summaries,
+                                   force=force, limits=limits)
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
     if graph:
@@ -137,6 +132,7 @@ def ingest(
             for warning in result.warnings:
                 progress.console.print(f"longqa: {shown(result.path)}: warning: {shown(warning)}",
                                        markup=False, highlight=False)
+            structurer = ingestor.llm_structurer
             if result.structure == "llm" and result.status != "skipped" and structurer and not quiet:
                 report = structurer.report  # what dividing it with the model cost
                 progress.console.print(

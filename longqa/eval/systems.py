@@ -210,18 +210,11 @@ def to_retrieved(result, workspace) -> Retrieved:
 
 
 def make_ingestor(db, resources: Resources, structure: str, max_leaf_tokens: int):
-    """An Ingestor set up the way `longqa ingest` sets one up: the model structures documents
-    without headings under auto/llm, and the section annotator adds titles/summaries."""
-    from longqa.ingest import Ingestor
-    from longqa.structure.llm import make_llm_structurer
-    from longqa.structure.titles import make_section_annotator
+    """An Ingestor set up exactly as `longqa ingest` sets one up (ingest.configured_ingestor)."""
+    from longqa.ingest import configured_ingestor
 
-    options: dict = {}
-    if structure in ("auto", "llm"):
-        options["llm_structurer"] = make_llm_structurer(resources.generator, db, resources.embedder())
-    options["annotate"] = make_section_annotator(resources.generator, db, None)
-    return Ingestor(db=db, structure=structure, embedder=resources.embedder(), max_leaf_tokens=max_leaf_tokens,
-                    **options)
+    return configured_ingestor(db, resources.generator, resources.embedder(), structure=structure,
+                               max_leaf_tokens=max_leaf_tokens)
 
 
 def _resolved(path) -> str:
