@@ -10,12 +10,15 @@ never by copied wording, so a reworded prompt cannot silently change what a fake
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 
 import numpy as np
 
 from longqa import tokens
 from longqa.ask import prompts, router
+from longqa.structure import titles
+from longqa.structure.markup import Part, render
 from longqa.ask.grounded import NO_ANSWER
 
 # The bag-of-words fake's cosines run lower than all-MiniLM-L6-v2's, for which the default
@@ -106,3 +109,60 @@ class FakeGenerator:
             return NO_ANSWER
         sentence = re.split(r"(?<=[.!?])\s", match.group(1).strip())[0]
         return f"{sentence} [1]"
+
+
+# -- structuring (tests/test_llm_structure.py) -------------------------------------------------------------
+class TopicEmbedder:
+    """Vectors that point one way per topic (by keyword), so topic shifts are clear-cut."""
+
+    name, dim = "fake-topic-embedder", 3
+    KEYS = (("bee", "hive", "honey"), ("volcan", "magma", "eruption", "lava"), ("rail", "train", "locomotive"))
+
+    def __init__(self):
+        self.calls = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        rows = [[sum(t.lower().count(k) for k in keys) + 0.1 for keys in self.KEYS] for t in texts]
+        matrix = np.asarray(rows, dtype=np.float32)
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+class OutlineGenerator:
+    """Titles name the passage's first word; summaries name the title; with a grammar it writes a
+    well-formed outline with a new section every `every` paragraphs (read off the grammar)."""
+
+    name, n_ctx = "fake-generator", 8192
+
+    def __init__(self, every: int = 3, garbage: str | None = None, drop_one: bool = False, part: str = "Part"):
+        self.every, self.garbage, self.drop_one, self.part = every, garbage, drop_one, part
+        self.calls = 0
+        self.prompts: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def complete(self, prompt, *, max_tokens=256, stop=None, grammar=None, temperature=0.0) -> str:
+        self.calls += 1
+        self.prompts.append(prompt)
+        if self.garbage is not None:
+            return self.garbage
+        if grammar is not None:
+            anchors = [json.loads(m) for m in re.findall(r'^s\d+ ::= ("(?:\\.|[^"\\])*")', grammar, re.M)]
+            if self.drop_one:
+                anchors.pop(1)
+            name = lambda i: f"Part {i // self.every + 1}" if self.part == "Part" else self.part  # noqa: E731
+            parts = [Part(1, name(i), anchors[i : i + self.every])
+                     for i in range(0, len(anchors), self.every)]
+            return render(parts)
+        passage = prompt.rsplit(titles.PASSAGE_LABEL, 1)[-1] if prompt.endswith(titles.TITLE_LABEL) else prompt
+        if prompt.endswith(titles.SUMMARY_CUE):
+            return " the section " + prompt.split("\n")[0] + " in brief"
+        return " About " + passage.split()[0].strip(",.") + "\nignored"
+
+    def stream(self, prompt, **options):
+        yield self.complete(prompt, **options)
+
+    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
+        self.calls += 1
+        return {label: 1.0 / len(labels) for label in labels}

@@ -4,7 +4,6 @@ validation and fallback with fake models; the real default models in the `models
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import numpy as np
 import pytest
 
 from longqa.ingest import Ingestor
+from tests.fakes import OutlineGenerator, TopicEmbedder
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.store import open_db
 from longqa.store.cache import LlmCache, cached_complete
@@ -23,7 +23,6 @@ from longqa.structure.boundaries import (
 )
 from longqa.structure.tree_source import structure_document
 from longqa.structure.llm import LlmStructurer, StructureOptions, make_llm_structurer
-from longqa.structure.markup import Part, render
 from longqa.structure.titles import (
     clean_summary, clean_title, make_section_annotator, summaries_wanted, summarize_sections,
     title_untitled_sections,
@@ -100,62 +99,6 @@ def topics_doc(paragraphs: list[str] = PARAGRAPHS, title: str = "topics") -> Par
     return ParsedDocument(Path(f"{title}.txt"), title, 1, [Block(p) for p in paragraphs])
 
 
-class FakeEmbedder:
-    """Vectors that point one way per topic (by keyword), so topic shifts are clear-cut."""
-
-    name, dim = "fake-embedder", 3
-    KEYS = (("bee", "hive", "honey"), ("volcan", "magma", "eruption", "lava"), ("rail", "train", "locomotive"))
-
-    def __init__(self):
-        self.calls = 0
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.calls += 1
-        rows = [[sum(t.lower().count(k) for k in keys) + 0.1 for keys in self.KEYS] for t in texts]
-        matrix = np.asarray(rows, dtype=np.float32)
-        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-
-
-class FakeGenerator:
-    """Titles name the passage's first word; summaries name the title; with a grammar it writes a
-    well-formed outline with a new section every `every` paragraphs (read off the grammar)."""
-
-    name, n_ctx = "fake-generator", 8192
-
-    def __init__(self, every: int = 3, garbage: str | None = None, drop_one: bool = False, part: str = "Part"):
-        self.every, self.garbage, self.drop_one, self.part = every, garbage, drop_one, part
-        self.calls = 0
-        self.prompts: list[str] = []
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def complete(self, prompt, *, max_tokens=256, stop=None, grammar=None, temperature=0.0) -> str:
-        self.calls += 1
-        self.prompts.append(prompt)
-        if self.garbage is not None:
-            return self.garbage
-        if grammar is not None:
-            anchors = [json.loads(m) for m in re.findall(r'^s\d+ ::= ("(?:\\.|[^"\\])*")', grammar, re.M)]
-            if self.drop_one:
-                anchors.pop(1)
-            name = lambda i: f"Part {i // self.every + 1}" if self.part == "Part" else self.part  # noqa: E731
-            parts = [Part(1, name(i), anchors[i : i + self.every])
-                     for i in range(0, len(anchors), self.every)]
-            return render(parts)
-        passage = prompt.rsplit("Passage: ", 1)[-1] if prompt.endswith("Title:") else prompt
-        if prompt.endswith("In short,"):
-            return " the section " + prompt.split("\n")[0] + " in brief"
-        return " About " + passage.split()[0].strip(",.") + "\nignored"
-
-    def stream(self, prompt, **options):
-        yield self.complete(prompt, **options)
-
-    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
-        self.calls += 1
-        return {label: 1.0 / len(labels) for label in labels}
-
-
 def section_titles(root: Node) -> list[str]:
     return [node.title for node in root.children if node.kind == "section"]
 
@@ -181,7 +124,7 @@ def test_blocks_without_words_join_a_neighbour_and_stay_covered():
     paragraphs = ["* * *", *PARAGRAPHS[:3], "* * *", "—", *PARAGRAPHS[3:6]]
     body, units, index = paragraph_units(topics_doc(paragraphs))
     assert all(u.end_word > u.first_word for u in units)
-    structurer = LlmStructurer(FakeGenerator(), embedder=FakeEmbedder())
+    structurer = LlmStructurer(OutlineGenerator(), embedder=TopicEmbedder())
     root = structurer(topics_doc(paragraphs))
     assert root is not None, structurer.report.reason
     assert coverage_problem(root, body) is None
@@ -212,7 +155,7 @@ def test_merge_windows_splits_overlaps_at_their_middle_and_drops_duplicates():
 
 
 def test_similarity_depth_and_gap_choice_find_the_topic_shifts():
-    vectors = FakeEmbedder().embed(PARAGRAPHS)
+    vectors = TopicEmbedder().embed(PARAGRAPHS)
     sims = similarity_curve(vectors, 2)
     assert np.argsort(sims)[:2].tolist() in ([2, 5], [5, 2])  # gaps before units 3 and 6
     depth = depth_scores(sims)
@@ -262,7 +205,7 @@ def test_long_sections_get_subsections_from_their_own_gaps():
 
 
 def test_stepwise_structuring_with_embeddings_finds_three_titled_sections():
-    generator, embedder = FakeGenerator(), FakeEmbedder()
+    generator, embedder = OutlineGenerator(), TopicEmbedder()
     structurer = LlmStructurer(generator, embedder=embedder)
     doc = topics_doc()
     root = structurer(doc)
@@ -279,7 +222,7 @@ def test_stepwise_structuring_with_embeddings_finds_three_titled_sections():
 
 
 def test_grammar_decoder_maps_the_models_outline_back_onto_the_text():
-    generator = FakeGenerator(every=4)
+    generator = OutlineGenerator(every=4)
     structurer = LlmStructurer(generator, options=StructureOptions(decoder="grammar"))
     root = structurer(topics_doc())
     assert root is not None, structurer.report.reason
@@ -289,14 +232,14 @@ def test_grammar_decoder_maps_the_models_outline_back_onto_the_text():
 
 
 def test_grammar_decoder_replaces_titles_copied_from_the_example():
-    generator = FakeGenerator(part="Chess Openings")  # the worked example's last title
+    generator = OutlineGenerator(part="Chess Openings")  # the worked example's last title
     structurer = LlmStructurer(generator, options=StructureOptions(decoder="grammar"))
     root = structurer(topics_doc())
     assert section_titles(root) == ["About Honey", "About A", "About The"]
 
 
 def test_a_document_too_short_for_two_sections_stays_flat_without_model_calls_and_says_so():
-    generator, loads = FakeGenerator(), []
+    generator, loads = OutlineGenerator(), []
     structurer = LlmStructurer(lambda: loads.append(1) or generator)  # a factory: loaded on first need
     notes: list[str] = []
     root, source = structure_document(topics_doc(PARAGRAPHS[:1]), "llm", structurer, notes=notes)
@@ -311,7 +254,7 @@ def test_a_document_too_short_for_two_sections_stays_flat_without_model_calls_an
 
 def test_a_document_without_a_topic_change_says_no_boundary_was_found():
     notes: list[str] = []
-    structurer = LlmStructurer(FakeGenerator(), embedder=FakeEmbedder())
+    structurer = LlmStructurer(OutlineGenerator(), embedder=TopicEmbedder())
     root, source = structure_document(topics_doc([TOPICS["bees"][0]] * 6), "auto", structurer, notes=notes)
     assert source == "flat" and not sections(root)
     assert notes == ["no headings, and not divided into sections by the local model: no topic boundary "
@@ -320,8 +263,8 @@ def test_a_document_without_a_topic_change_says_no_boundary_was_found():
 
 def test_garbage_or_incomplete_outlines_fall_back_to_flat():
     doc = topics_doc()
-    for generator in (FakeGenerator(garbage="lorem ipsum dolor"), FakeGenerator(drop_one=True),
-                      FakeGenerator(garbage="Sec>\nHoney bees <skip> nothing like it\n</section>")):
+    for generator in (OutlineGenerator(garbage="lorem ipsum dolor"), OutlineGenerator(drop_one=True),
+                      OutlineGenerator(garbage="Sec>\nHoney bees <skip> nothing like it\n</section>")):
         structurer = make_llm_structurer(generator, options=StructureOptions(decoder="grammar"))
         root, source = structure_document(doc, "llm", structurer)
         assert source == "flat" and not sections(root)
@@ -330,7 +273,7 @@ def test_garbage_or_incomplete_outlines_fall_back_to_flat():
 
 def test_long_documents_are_divided_in_one_pass_without_duplicate_sections():
     paragraphs = [p for _ in range(4) for p in PARAGRAPHS]  # 36 paragraphs, topics cycling
-    structurer = LlmStructurer(FakeGenerator(), embedder=FakeEmbedder())
+    structurer = LlmStructurer(OutlineGenerator(), embedder=TopicEmbedder())
     root = structurer(topics_doc(paragraphs))
     assert root is not None, structurer.report.reason
     assert structurer.report.windows == 1
@@ -340,7 +283,7 @@ def test_long_documents_are_divided_in_one_pass_without_duplicate_sections():
 
 
 def test_without_an_embedder_lexical_cohesion_places_the_sections():
-    structurer = LlmStructurer(FakeGenerator())
+    structurer = LlmStructurer(OutlineGenerator())
     root = structurer(topics_doc())
     assert root is not None, structurer.report.reason
     first_texts = [leaves(s)[0].text[:20] for s in root.children]
@@ -351,7 +294,7 @@ def test_without_an_embedder_lexical_cohesion_places_the_sections():
 
 
 def test_cache_answers_a_repeated_document_without_model_calls(db):
-    generator, embedder = FakeGenerator(), FakeEmbedder()
+    generator, embedder = OutlineGenerator(), TopicEmbedder()
     first = make_llm_structurer(generator, db, embedder)(topics_doc())
     calls, embeds = generator.calls, embedder.calls
     assert calls > 0 and embeds == 1
@@ -360,14 +303,14 @@ def test_cache_answers_a_repeated_document_without_model_calls(db):
     assert section_titles(again) == section_titles(first)
     rows = list(db.query("SELECT model, value FROM llm_cache"))
     assert {r["model"] for r in rows} == {"fake-generator"} and len(rows) >= 4
-    other = FakeGenerator()
+    other = OutlineGenerator()
     other.name = "another-model"
     make_llm_structurer(other, db, embedder)(topics_doc())
     assert other.calls > 0  # the model's name is part of every key
 
 
 def test_cached_complete_keys_on_every_option(db):
-    generator, cache = FakeGenerator(), LlmCache(db)
+    generator, cache = OutlineGenerator(), LlmCache(db)
     prompt = "Passage: Volcanoes erupt.\nTitle:"
     first = cached_complete(generator, cache, "title", prompt, max_tokens=12, stop=["\n"])
     assert cached_complete(generator, cache, "title", prompt, max_tokens=12, stop=["\n"]) == first
@@ -405,7 +348,7 @@ def test_untitled_sections_get_titles_and_every_section_a_summary():
     root, _ = structure_document(topics_doc(), "flat")
     section = Node(kind="section", children=root.children[:3])
     root.children = [section, *root.children[3:]]
-    generator = FakeGenerator()
+    generator = OutlineGenerator()
     assert title_untitled_sections(root, generator, None) == 1
     assert section.title == "About Honey" and leaves(section)[0].path == "topics > About Honey"
     assert summarize_sections(root, generator, None) == 1
@@ -424,7 +367,7 @@ def test_summaries_default_only_for_model_trees_of_at_most_50_sections():
 def test_ingest_stores_model_sections_with_titles_and_summaries_then_reingests_for_free(db, tmp_path):
     path = tmp_path / "topics.txt"
     path.write_text("\n\n".join(PARAGRAPHS) + "\n")
-    generator, embedder = FakeGenerator(), FakeEmbedder()
+    generator, embedder = OutlineGenerator(), TopicEmbedder()
     ingestor = Ingestor(
         db=db, structure="llm", llm_structurer=make_llm_structurer(generator, db, embedder),
         annotate=make_section_annotator(generator, db),
@@ -443,7 +386,7 @@ def test_ingest_stores_model_sections_with_titles_and_summaries_then_reingests_f
 def test_ingest_reports_why_a_document_stayed_flat(db, tmp_path):
     path = tmp_path / "short.txt"
     path.write_text(PARAGRAPHS[0] + "\n")
-    ingestor = Ingestor(db=db, structure="llm", llm_structurer=make_llm_structurer(FakeGenerator(), db, FakeEmbedder()))
+    ingestor = Ingestor(db=db, structure="llm", llm_structurer=make_llm_structurer(OutlineGenerator(), db, TopicEmbedder()))
     result = ingestor.ingest(path)
     assert result.status == "added" and result.structure == "flat"
     assert result.structure_note.startswith("no headings, and not divided into sections by the local model: too short (")

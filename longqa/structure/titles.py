@@ -51,17 +51,21 @@ def _flat(text: str, limit: int) -> str:
     return " ".join(tokens.truncate(" ".join(text.split()), limit).split())
 
 
+PASSAGE_LABEL, TITLE_LABEL = "Passage: ", "Title:"  # the title prompt's lines (the tests' fakes read them)
+SUMMARY_CUE = "In short,"  # the summary prompt ends with it
+
+
 def title_prompt(text: str) -> str:
-    shots = "".join(f"Passage: {passage}\nTitle: {title}\n\n" for passage, title in _TITLE_EXAMPLES)
+    shots = "".join(f"{PASSAGE_LABEL}{passage}\n{TITLE_LABEL} {title}\n\n" for passage, title in _TITLE_EXAMPLES)
     passage = _flat(text, TITLE_TEXT_TOKENS)
-    return f"Short titles for passages of a longer document.\n\n{shots}Passage: {passage}\nTitle:"
+    return f"Short titles for passages of a longer document.\n\n{shots}{PASSAGE_LABEL}{passage}\n{TITLE_LABEL}"
 
 
 def summary_prompt(title: str, text: str) -> str:
     """The section as a reader sees it, then "In short," — a base model continues with a one-
     sentence gist. (Worked examples made the 270M model copy the example's summary instead.)"""
     heading = f"{title}\n\n" if title.strip() else ""
-    return f"{heading}{_flat(text, SUMMARY_TEXT_TOKENS)}\n\nIn short,"
+    return f"{heading}{_flat(text, SUMMARY_TEXT_TOKENS)}\n\n{SUMMARY_CUE}"
 
 
 def fallback_title(text: str, words: int = 6) -> str:
