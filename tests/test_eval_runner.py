@@ -365,11 +365,15 @@ def test_the_graph_system_builds_graphs_for_the_questions_documents(questions_fi
     """`longqa-graph` through the harness: graphs built (cosine edges, as for a server) and
     searched, with no error on any question."""
     resources = Resources.of(fake_generator(), FakeEmbedder())
-    resources.llm_url = "http://server.invalid/v1"  # never contacted: it only selects cosine edges
-    runner = Runner(EvalSettings(systems=["longqa-graph"], budget=400), resources, tmp_path / "work",
+    runner = Runner(EvalSettings(systems=["longqa-graph-cosine"], budget=400), resources, tmp_path / "work",
                     lambda name: longqa_with_fakes(name, resources, 400, 3))
     report = runner.run(questions_file)
     records = [json.loads(line) for line in runner.results_path(questions_file).open()]
     assert len(records) == 5 and not any(r["error"] for r in records), [r["error"] for r in records]
-    assert report["overall"]["longqa-graph"]["n"] == 5
+    assert report["overall"]["longqa-graph-cosine"]["n"] == 5
+    import sqlite3
+
+    (store,) = (tmp_path / "work" / "stores").glob("alpha-*.db")
+    edges = {row[0] for row in sqlite3.connect(store).execute("SELECT edges FROM graph_docs")}
+    assert edges == {"cosine"}  # graphs were built for the questions' documents, with cosine edges
     assert any(r["context_tokens"] > 0 for r in records)

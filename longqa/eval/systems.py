@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from longqa.ask.citations import strip_markers
@@ -32,7 +32,10 @@ LONGQA_VARIANTS: dict[str, dict] = {
     "longqa-router": {"router": "on"},  # RDR2's router asked every step, whatever its measured skill
     # GARLIC/PECAN: documents ingested with --graph (attention edges), asked with --search graph
     "longqa-graph": {"search": "graph"},
+    "longqa-graph-cosine": {"search": "graph"},  # the same, edges from embedding cosine (as for a server)
 }
+# How the graph variants build their graphs' edges (GraphSettings.edges).
+GRAPH_EDGES = {"longqa-graph": "attention", "longqa-graph-cosine": "cosine"}
 BASELINES = ("bm25-chunks", "dense-chunks", "hybrid-chunks", "full-context", "no-context")
 ALL_SYSTEMS = tuple(LONGQA_VARIANTS) + BASELINES
 DEFAULT_SYSTEMS = ("longqa", "bm25-chunks", "dense-chunks", "full-context", "no-context")
@@ -141,9 +144,12 @@ class LongqaSystem:
         """`ingest --graph` for the question's documents (a current graph is kept); the seconds
         spent are added to the workspace's ingest cost."""
         from longqa.graph.build import GraphBuilder
+        from longqa.graph.settings import DEFAULT as GRAPH_DEFAULT
 
-        local = None if self.resources.llm_url else (lambda: self.resources.generator().inner)
-        builder = GraphBuilder(self.workspace.store(), self.resources.embedder(), local)  # server: cosine edges
+        edges = GRAPH_EDGES.get(self.name, "attention")
+        local = None if self.resources.llm_url or edges == "cosine" else (lambda: self.resources.generator().inner)
+        builder = GraphBuilder(self.workspace.store(), self.resources.embedder(), local,  # server: cosine edges
+                               settings=replace(GRAPH_DEFAULT, edges=edges))
         started = time.perf_counter()
         try:
             for doc_id in doc_ids:
