@@ -58,8 +58,8 @@ def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float
     found = focus.context_sentences(passages)
     if letters:  # the sentences are matched to the question without its options
         focus.score(spans.question_stem(question), found, embedder)
-    elif spans.question_core(question) != question.strip():  # matched on what is asked, not the role
-        focus.score(spans.question_core(question), found, embedder)
+    elif (core := spans.question_core(question)) != question.strip():  # what is asked, not the role
+        focus.score(core, found, embedder)
     else:
         focus.score(question, found, embedder, query_vector)
     chosen = focus.select(found, focus.SPREAD_TOKENS if long_form else focus.FOCUS_TOKENS, spread=long_form)

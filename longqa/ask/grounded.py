@@ -137,6 +137,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     typed = want not in ("any", "name", "option")
     stems = _question_stems(question)
     head = spans.head_noun(question)
+    bridge_words = [set(words(entity)) for entity in bridges]
     draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
     pool: dict[str, _Candidate] = {}
 
@@ -155,13 +156,13 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             dated = _by_dates(question, options, sentences or ranked)
             for text in options:
                 support = dated[text][1] if text in dated else _best_support(text, ranked)
-                won = W_COMPARE if dated and dated.get(text, (False,))[0] else 0.0
+                won = W_COMPARE if dated.get(text, (False, None))[0] else 0.0
                 offer(text, "option", support, 1.0 + (0.3 if support else 0.0) + won)
         for sentence in ranked:
             near_words = _question_words(stems, sentence.text)
             for span in spans.candidates(sentence.text):
                 prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
-                if spans.repeats_question(span, question) or _is_bridge(span.text, bridges):
+                if spans.repeats_question(span, question) or _is_bridge(span.text, bridge_words):
                     prior -= W_REPEAT
                 if span.kind == "phrase":
                     prior -= W_PHRASE
@@ -172,7 +173,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 offer(span.text, span.kind, sentence, prior)
         copied = _verbatim(draft, ranked)
         if (copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question)
-                and not _is_bridge(copied[0], bridges)):
+                and not _is_bridge(copied[0], bridge_words)):
             text, sentence = copied
             offer(text, "draft", sentence, sentence.score / best_score + W_DRAFT)
         vote = W_DRAFT_TYPED if typed else W_DRAFT  # the draft votes for the spans it agrees with
@@ -198,10 +199,10 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
 
 
-def _is_bridge(text: str, bridges) -> bool:
-    """The span names a bridge entity (all its content words are the entity's)."""
+def _is_bridge(text: str, bridge_words: list[set[str]]) -> bool:
+    """The span names a bridge entity (all its content words are the entity's words)."""
     mine = {w for w in words(text) if w not in STOPWORDS}
-    return bool(mine) and any(mine <= set(words(entity)) for entity in bridges)
+    return bool(mine) and any(mine <= entity for entity in bridge_words)
 
 
 _EARLIER = re.compile(r"\b(?:older|oldest|earlier|earliest|first|before|sooner)\b", re.I)

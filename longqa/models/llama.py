@@ -156,15 +156,13 @@ def _load_failure_reason() -> str:
 class _KeptPrefix:
     """The KV cells of one prompt head (sequence 0), copied out of the context."""
 
-    def __init__(self, tokens: list[int], data):
-        self.tokens, self.data = tokens, data
+    def __init__(self, tokens: list[int]):
+        self.tokens, self.data = tokens, None  # data: None until the head has been read once
 
-    @classmethod
-    def save(cls, ctx, tokens: list[int]) -> "_KeptPrefix":
+    def save(self, ctx) -> None:
         size = llama_cpp.llama_state_seq_get_size(ctx, 0)
-        data = (ctypes.c_uint8 * size)()
-        llama_cpp.llama_state_seq_get_data(ctx, data, size, 0)
-        return cls(list(tokens), data)
+        self.data = (ctypes.c_uint8 * size)()
+        llama_cpp.llama_state_seq_get_data(ctx, self.data, size, 0)
 
     def load(self, ctx) -> None:
         if not llama_cpp.llama_state_seq_set_data(ctx, self.data, len(self.data), 0):
@@ -190,7 +188,7 @@ class LlamaGenerator:
         self.gpu_offload = gpu_offload()
         self._llm = open_llama(self.info, n_ctx=self.n_ctx, embedding=False)
         self._n_vocab = self._llm.n_vocab()
-        self._kept: dict[str, _KeptPrefix | None] = {}  # prompt heads whose KV state is kept
+        self._kept: dict[str, _KeptPrefix] = {}  # prompt heads whose KV state is kept
         self.prefixes_loaded = 0  # how often a kept head spared re-reading it (bench, tests)
 
     # -- tokens -----------------------------------------------------------------------------
@@ -303,7 +301,10 @@ class LlamaGenerator:
         """Keep the KV state of `text` once it has been read, so that any later prompt starting
         with it skips reading it again, even after other prompts used the cache (the analysis
         prompt's examples, the answer prompt's fixed head: hundreds of tokens per question)."""
-        self._kept.setdefault(text, None)
+        if text not in self._kept:
+            # The head's last token may merge with what follows it in a prompt ("Question:" +
+            # " What"), so only the tokens before it are kept.
+            self._kept[text] = _KeptPrefix(self._prompt_tokens(text)[:-1])
 
     def _cached(self, tokens: list[int]) -> int:
         """How many of `tokens` the KV cache already holds, from the start."""
@@ -318,27 +319,22 @@ class LlamaGenerator:
         """Before `tokens` are read: when a kept head starts them and the cache holds less of
         them, load the head's saved state into the cache (reading and saving it the first time)."""
         cached = self._cached(tokens)
-        for text, kept in self._kept.items():
-            head = kept.tokens if kept is not None else self._head_tokens(text)
+        for kept in self._kept.values():
+            head = kept.tokens
             if len(head) <= cached or len(head) >= len(tokens) or tokens[: len(head)] != head:
                 continue
             llm = self._llm
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
             llm.n_tokens = 0
-            if kept is None:
+            if kept.data is None:
                 self._eval_logprobs(head)
-                self._kept[text] = _KeptPrefix.save(llm.ctx, head)
+                kept.save(llm.ctx)
             else:
                 kept.load(llm.ctx)
                 llm.input_ids[: len(head)] = head
                 llm.n_tokens = len(head)
                 self.prefixes_loaded += 1
             return
-
-    def _head_tokens(self, text: str) -> list[int]:
-        # The head's last token may merge with what follows it in a prompt ("Question:" + " What"),
-        # so only the tokens before it are kept.
-        return self._prompt_tokens(text)[:-1]
 
     def _prefill(self, tokens: list[int]) -> np.ndarray:
         """Evaluate `tokens`, reusing the cached prefix; next-token log-probabilities."""
