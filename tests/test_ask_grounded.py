@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from longqa.ask import focus, grounded, sentences, spans
+from longqa.ask import focus, grounded, hops, sentences, spans
 from longqa.ask.answer import plan_answer
 from tests.ask_support import build_store, make_pipeline, reactor_handbook
 from tests.fakes import FakeEmbedder, FakeGenerator
@@ -253,3 +253,31 @@ def test_a_name_carrying_the_asked_noun_is_preferred():
     assert spans.head_noun("What year did it open?") is None and spans.head_noun("What is it?") is None
     assert spans.names_head(spans.Span("Avery County", "name"), "county")
     assert not spans.names_head(spans.Span("Banner Elk", "name"), "county")
+
+
+def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
+    # The answer's sentence shares no content word with the question: only the first hop's
+    # sentence ("Decade ... by Neil Young") leads to it, through the name it holds.
+    doc = ("# Decade (album)\n\nDecade is a compilation album by the musician Neil Young, first released in 1977 "
+           "as a triple album.\n\n"
+           "# Sibling relationship\n\nSibling relations shape how children understand themselves. A sibling "
+           "performer may compete with an older sibling for decades.\n\n"
+           "# Scott Young\n\nScott Young was a journalist and novelist. He was the father of the musicians "
+           "Neil Young and Astrid Young.\n")
+    db = build_store(tmp_path / "hops.db", {"hops.md": doc}, tmp_path, FakeEmbedder())
+    question = "Who is the sibling of the performer of Decade?"
+    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
+    plan = plan_answer(refined.question, refined.passages, "multi-bridge", 0.2, FakeEmbedder())
+    assert "Neil Young" in plan.bridges
+    best = max(plan.sentences, key=lambda s: s.score)
+    assert "Astrid Young" in best.text
+    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+                                            bridges=plan.bridges)
+    assert text.startswith("Astrid Young"), grounding.candidates[:3]
+    # One hop is enough when the first hop's sentence holds every word of the question: no bridge.
+    single = "Who was the father of Astrid Young?"
+    found = focus.context_sentences(refined.passages)
+    focus.score(single, found, FakeEmbedder())
+    before = [s.score for s in found]
+    assert hops.second_hop(single, found, FakeEmbedder()) == []
+    assert [s.score for s in found] == before

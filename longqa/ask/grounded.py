@@ -160,6 +160,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 offer(text, "option", support, 1.0 + (0.3 if support else 0.0) + won)
         for sentence in ranked:
             near_words = _question_words(stems, sentence.text)
+            mentions = _mentions(bridge_words, sentence.text)
             for span in spans.candidates(sentence.text):
                 prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
                 if spans.repeats_question(span, question) or _is_bridge(span.text, bridge_words):
@@ -169,6 +170,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 if spans.names_head(span, head):
                     prior += W_HEAD
                 near = _proximity(stems, near_words, span.start, span.end)
+                if mentions:  # a second hop's answer stands beside the bridge entity
+                    near = max(near, _closeness(mentions, span.start, span.end))
                 prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
                 offer(span.text, span.kind, sentence, prior)
         copied = _verbatim(draft, ranked)
@@ -197,6 +200,26 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         return NO_ANSWER, grounding
     grounding.quotes = [quote_of(winner.sentence)]
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+
+
+def _mentions(bridge_words: list[set[str]], sentence: str) -> list[tuple[int, int]]:
+    """Character spans of the sentence's words that belong to a bridge entity's own words."""
+    own = set().union(*bridge_words) - STOPWORDS if bridge_words else set()
+    return [(m.start(), m.end()) for m in re.finditer(r"[^\W_]+", sentence) if m.group().lower() in own]
+
+
+def _closeness(mentions: list[tuple[int, int]], start: int, end: int) -> float:
+    """1 for a span right after a bridge entity's word, falling to 0 at PROXIMITY_CHARS; a span
+    before the entity counts half ("Grenada 1 May 1974 Guyana 1 August 1973": a table row, like
+    "X was born in Y", states the value after the name)."""
+    best = 0.0
+    for m_start, m_end in mentions:
+        if start <= m_start < end:
+            continue  # the entity's own word inside the span
+        after = m_end <= start
+        gap = start - m_end if after else m_start - end
+        best = max(best, max(0.0, 1 - max(gap, 0) / PROXIMITY_CHARS) * (1.0 if after else 0.5))
+    return best
 
 
 def _is_bridge(text: str, bridge_words: list[set[str]]) -> bool:

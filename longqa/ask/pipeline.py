@@ -139,7 +139,8 @@ class Pipeline:
                            self.retriever.embedder if dense else None,
                            self.retriever.embed(refined.question) if dense else None)
         refined.timings["focus"] = time.perf_counter() - tick
-        plan.bridges = [step["entity"] for step in refined.steps if step.get("action") == "bridge" and step.get("entity")]
+        plan.bridges = [step["entity"] for step in refined.steps
+                        if step.get("action") == "bridge" and step.get("entity")] + plan.bridges
         first_token: list[float] = []
         grounding: list = []
 

@@ -157,6 +157,14 @@ class AnswerSettings:
     neighbour_share: float = tunable(
         0.3, "a sentence borrows this share of its better neighbour's score (pronouns)", SPOT)
     dense_top: int = tunable(24, "sentences embedded per question", "~0.3 s of MiniLM on 2 cores")
+    hop_weight: float = tunable(
+        0.6, "a sentence naming the first hop's bridge entity gains this x the best sentence's score (ask/hops.py)",
+        SPOT)
+    hop_first: int = tunable(8, "best sentences searched for the first hop (the one holding the question's names, "
+        "then its rarest words)", SPOT)
+    hop_entities: int = tunable(2, "bridge entities taken from the first hop", SPOT)
+    hop_unsaid: float = tunable(
+        1.0, "extra share of the hop bonus for holding the question words the first hop leaves unsaid", SPOT)
     # -- span choice (ask/grounded.py, ask/spans.py) ---------------------------------------------
     max_candidates: int = tunable(8, "answer spans scored by the model (each costs a few decodes)", SPOT)
     candidate_sentences: int = tunable(10, "best focused sentences that candidate spans come from", SPOT)

@@ -59,6 +59,9 @@ _NAME = re.compile(
 # Placeholders that converted papers leave for formulas and references: never an answer.
 _MARKUP = re.compile(r"\b(?:INLINEFORM|DISPLAYFORM|BIBREF|TABREF|FIGREF|SECREF|CITEREF)\d*\b")
 _POSSESSIVE = re.compile(r"['’]s?$")
+# "(3) Tax Fees for fiscal 2019 ...": a note or list mark opening a sentence, not a quantity
+# (elsewhere "(12)" is a negative figure).
+_ENUMERATION = re.compile(r"^\(\d{1,2}\)$")
 _PHRASE_BREAK = re.compile(r"[,;:()\[\]\"“”]|\s[-–—]\s|\.\s")
 MAX_PHRASE_WORDS = ANSWER.max_phrase_words  # tunables: ask/settings.py AnswerSettings
 
@@ -198,15 +201,20 @@ def candidates(sentence: str) -> list[Span]:
     for m in _DATE.finditer(sentence):
         add(m.start(), m.end(), "date")
     for m in _QUANTITY.finditer(sentence):
-        if any(ch.isdigit() for ch in m.group()):
+        if any(ch.isdigit() for ch in m.group()) and not (_ENUMERATION.match(m.group()) and not sentence[:m.start()].strip()):
             add(m.start(), m.end(), "quantity")
     for m in _COUNT_WORD.finditer(sentence):
         add(m.start(), m.end(), "quantity")
     for m in _NAME.finditer(sentence):
         if m.group().lower() not in STOPWORDS:
             add(m.start(), m.end(), "name")
+            # "Neil Young and Astrid Young": each name is a candidate of its own
+            for part in re.finditer(r"(?:(?<=^)|(?<= and ))(?:(?! and ).)+", m.group()):
+                if part.end() - part.start() < m.end() - m.start():
+                    add(m.start() + part.start(), m.start() + part.end(), "name")
     for start, end in _phrases(sentence):
-        add(start, end, "phrase")
+        if any(ch.isalpha() for ch in sentence[start:end]):  # figures are quantities or nothing
+            add(start, end, "phrase")
     return list(found.values())
 
 

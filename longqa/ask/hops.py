@@ -1,0 +1,91 @@
+"""The second hop inside the answer stage: sentences about the bridge entity the first hop names.
+
+"Who is the sibling of the performer of Decade?" — one sentence says "Decade is a compilation
+album by Neil Young"; the answer sits in a sentence that names Neil Young and few of the
+question's words ("... the father of musicians Neil Young and Astrid Young"), so the question's
+words alone rank it far down. Once sentences are scored against the question (focus.score):
+1. the first hop is the sentence that holds the question's rarest words (IDF over the context's
+   sentences), among the best-scored ones: the name the question starts from ("Decade",
+   "Clonbrook") is what makes a sentence the first hop, not common words ("performance");
+2. its bridge entities are the names it holds that the question does not say
+   (bridge.bridge_entities, the rule the search's bridge step uses);
+3. the question words it leaves unsaid ("sibling", "performer") are what the second hop says;
+4. every other sentence naming a bridge entity gains HOP_WEIGHT x the best score x how much of
+   the entity it names, more when it also holds unsaid words.
+Nothing happens when the first hop's sentence holds all of the question's words (one hop answers
+it). The entities are returned: what the answer is about, never the answer.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from longqa.ask.bridge import bridge_entities
+from longqa.ask.bridge import names as bridge_names
+from longqa.ask.settings import ANSWER
+from longqa.retrieve.terms import STOPWORDS, content_terms, words
+
+HOP_WEIGHT = ANSWER.hop_weight  # tunables: ask/settings.py AnswerSettings
+HOP_FIRST = ANSWER.hop_first
+HOP_ENTITIES = ANSWER.hop_entities
+HOP_UNSAID = ANSWER.hop_unsaid
+DENSE_TOP = ANSWER.dense_top
+
+
+def second_hop(question: str, found: list, embedder=None) -> list[str]:
+    """Raise the scores of the sentences (focus.Sentence) that name the first hop's bridge
+    entities; the entities, best first (empty when the question needs no second hop). With an
+    embedder, a sentence's relevance to the second hop is also its cosine to "entity + the
+    unsaid words" ("Indiana time stop selling booze" meets "alcohol may be sold ... 3 a.m.")."""
+    if len(found) < 2 or HOP_WEIGHT <= 0:
+        return []
+    top = max(s.score for s in found)
+    if top <= 0:
+        return []
+    asked_terms = set(content_terms(question))
+    bags = [set(content_terms(s.text)) for s in found]
+    idf = {t: math.log(1 + len(found) / (1 + sum(1 for bag in bags if t in bag))) for t in asked_terms}
+    best = sorted(range(len(found)), key=lambda i: -found[i].score)[:HOP_FIRST]
+    named = [name for name, _, _ in bridge_names(question) if len(name) > 2]
+    first = max(best, key=lambda i: (any(name in found[i].text for name in named),
+                                     sum(idf[t] for t in asked_terms & bags[i]), found[i].score))
+    unsaid = asked_terms - bags[first]
+    if not unsaid:  # the first hop's sentence says it all: no second hop
+        return []
+    asked_words = set(words(question))
+    entities: list[str] = []
+    boosts: dict[int, float] = {}
+    for entity, _ in bridge_entities(question, [found[first].text], limit=HOP_ENTITIES, weights=idf):
+        own = {w for w in words(entity) if w not in STOPWORDS} - asked_words
+        if not own:
+            continue
+        entities.append(entity)
+        naming = {}
+        for i, sentence in enumerate(found):
+            share = len(own & set(words(sentence.text))) / len(own)
+            if i != first and share >= 0.5:  # "Young" names "Neil Young"
+                naming[i] = share
+        relevance = _relevance(f"{entity} {' '.join(sorted(unsaid))}", unsaid, naming, found, bags, embedder)
+        for i, share in naming.items():
+            boost = HOP_WEIGHT * top * share * (1.0 + HOP_UNSAID * relevance[i])
+            boosts[i] = max(boosts.get(i, 0.0), boost)
+    for i, boost in boosts.items():
+        found[i].score += boost
+    return entities
+
+
+def _relevance(query: str, unsaid: set[str], naming: dict[int, float], found: list, bags: list[set[str]],
+               embedder) -> dict[int, float]:
+    """How much each sentence naming the entity says of what the second hop asks: the share of
+    the unsaid words it holds, or its cosine to the hop's query when that is higher (the
+    DENSE_TOP sentences that name the entity most, when an embedder is loaded)."""
+    out = {i: len(unsaid & bags[i]) / len(unsaid) for i in naming}
+    if embedder is None or not naming:
+        return out
+    top = sorted(naming, key=lambda i: (-naming[i], -found[i].score))[:DENSE_TOP]
+    vectors = np.asarray(embedder.embed([query] + [found[i].text for i in top]))
+    for i, cosine in zip(top, vectors[1:] @ vectors[0]):
+        out[i] = max(out[i], float(cosine))
+    return out
