@@ -51,6 +51,17 @@ _IDENTIFIER = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]+(?:[-./][
 _PROPER_NOUN = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-zA-Z]+")
 
 
+# The same nested description, its words capitalised or not ("the King who made ..."): what the
+# answer stage's second hop looks for, whatever type the question was given first ("how many
+# stores are in the state where ..." is arithmetic and bridged).
+_BRIDGED = re.compile(_BRIDGE.pattern.replace("(?:[a-z-]+\\s+){0,2}", "(?:[A-Za-z-]+\\s+){0,2}"))
+
+
+def is_bridged(question: str) -> bool:
+    """The question reaches its answer through something it only describes."""
+    return bool(_BRIDGED.search(question))
+
+
 def question_type(question: str) -> str | None:
     """The type a rule assigns, or None when no rule fires (the model decides)."""
     if _CAUSAL.search(question):
