@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from longqa.ask import grounded  # noqa: E402
 from longqa.eval.runner import EvalSettings, Runner  # noqa: E402
 from longqa.eval.systems import Resources, make_system  # noqa: E402
 from longqa.models.resolve import load_embedder, load_generator  # noqa: E402
@@ -91,6 +92,16 @@ def main() -> None:
         module = importlib.import_module(f"longqa.ask.{module_name}")
         setattr(module, name, type(getattr(module, name))(value))
     args.work_dir.mkdir(parents=True, exist_ok=True)
+    chosen: dict[str, dict] = {}  # question -> the draft and the best candidates, for --out
+    choose_short = grounded.choose_short
+
+    def recording(generator, question, *rest, **kwargs):
+        text, grounding = choose_short(generator, question, *rest, **kwargs)
+        chosen[" ".join(question.split())] = {"draft": grounding.draft, "mode": grounding.mode,
+                            "candidates": [(c["text"], c["score"]) for c in grounding.candidates[:4]]}
+        return text, grounding
+
+    grounded.choose_short = recording
 
     generator = MemoGenerator(load_generator(None, None), args.work_dir / "memo.sqlite")
     resources = Resources.of(generator, load_embedder(None, None))
@@ -101,7 +112,9 @@ def main() -> None:
     report = runner.run(args.questions, fresh=True)
     rows = [json.loads(line) for line in open(report["results_file"])]
     rows = [r for r in rows if r["metric"] == "f1" and r["f1"] is not None]
-    answers = {r["id"]: {"dataset": r["dataset"], "answer": r["answer"], "f1": r["f1"], "em": r["em"]} for r in rows}
+    questions = {json.loads(line)["id"]: json.loads(line)["question"] for line in open(args.questions)}
+    answers = {r["id"]: {"dataset": r["dataset"], "answer": r["answer"], "f1": r["f1"], "em": r["em"],
+                         **chosen.get(" ".join(questions[r["id"]].split()), {})} for r in rows}
     args.out.write_text(json.dumps(answers, indent=1))
 
     by: dict[str, list[float]] = defaultdict(list)
@@ -114,7 +127,6 @@ def main() -> None:
         print(f"  {name:10} n={len(values):3}  F1={sum(values) / len(values):.3f}")
     if args.compare and args.compare.exists():
         old = json.loads(args.compare.read_text())
-        questions = {json.loads(line)["id"]: json.loads(line)["question"] for line in open(args.questions)}
         for qid, new in answers.items():
             before = old.get(qid)
             if before and abs(before["f1"] - new["f1"]) > 1e-6:

@@ -281,3 +281,14 @@ def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     before = [s.score for s in found]
     assert hops.second_hop(single, found, FakeEmbedder()) == []
     assert [s.score for s in found] == before
+
+
+def test_year_questions_get_the_year_and_where_questions_the_place():
+    dated = next(c for c in spans.candidates("Restricted cash was included in other assets as of December 31, 2019.")
+                 if c.kind == "date")
+    assert spans.year_of(dated, "In which year was restricted cash included in other assets?").text == "2019"
+    assert spans.year_of(dated, "When was restricted cash included in other assets?").text == "December 31, 2019"
+    sentence = "Iron Maiden are an English heavy metal band formed in Leyton, East London, in 1975."
+    placed = {c.text for c in spans.candidates(sentence) if spans.placed(c, sentence, "Where did the band form?")}
+    assert placed == {"Leyton"}
+    assert not any(spans.placed(c, sentence, "Who formed the band?") for c in spans.candidates(sentence))

@@ -41,6 +41,7 @@ W_MODEL = ANSWER.w_model
 W_DRAFT = ANSWER.w_draft
 W_COMPARE = ANSWER.w_compare
 W_HEAD = ANSWER.w_head
+W_PLACE = ANSWER.w_place
 W_DRAFT_TYPED = ANSWER.w_draft_typed
 DRAFT_TOKENS = ANSWER.draft_tokens
 DRAFT_TOKENS_TYPED = ANSWER.draft_tokens_typed
@@ -162,7 +163,10 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             near_words = _question_words(stems, sentence.text)
             mentions = _mentions(bridge_words, sentence.text)
             for span in spans.candidates(sentence.text):
+                span = spans.year_of(span, question)
                 prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
+                if spans.placed(span, sentence.text, question):
+                    prior += W_PLACE
                 if spans.repeats_question(span, question) or _is_bridge(span.text, bridge_words):
                     prior -= W_REPEAT
                 if span.kind == "phrase":

@@ -184,6 +184,8 @@ class AnswerSettings:
         "tune half: fixed the comparison questions without moving others")
     w_head: float = tunable(
         0.5, "bonus of a name or phrase carrying the noun a 'what X' question names ('Avery County')", SPOT)
+    w_place: float = tunable(
+        0.3, "bonus of a name a 'where' question gets after 'in', 'at', 'from' ('formed in Leyton')", SPOT)
     draft_tokens: int = tunable(16, "token cap of the model's draft answer", SPOT)
     draft_tokens_typed: int = tunable(
         6, "... when the rules know the answer kind (enough for 'about 52 hours')", "first-token latency; " + SPOT)

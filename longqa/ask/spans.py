@@ -288,6 +288,32 @@ def names_head(span: Span, head: str | None) -> bool:
         w == head or w.rstrip("s") == head.rstrip("s") for w in words(span.text))
 
 
+_ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b", re.I)
+_YEAR_IN = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
+
+
+def year_of(span: Span, question: str) -> Span:
+    """For "in what year ...", a date's year alone ("2019" of "December 31, 2019")."""
+    if span.kind != "date" or not _ASKS_YEAR.search(question):
+        return span
+    match = _YEAR_IN.search(span.text)
+    if match is None or match.group() == span.text:
+        return span
+    start = span.start + match.start() if span.start >= 0 else -1
+    return Span(match.group(), "date", start, start + len(match.group()) if start >= 0 else -1)
+
+
+_ASKS_PLACE = re.compile(r"\bwhere\b", re.I)
+_LOCATIVE_BEFORE = re.compile(r"\b(?:in|at|from|near|into|outside|inside|within|based in|born in)\s+(?:the\s+)?$", re.I)
+
+
+def placed(span: Span, sentence: str, question: str) -> bool:
+    """For a "where" question, a name the sentence introduces with a place's preposition
+    ("formed in Leyton", "recorded in Fujioka"): a place, not a person or a title."""
+    return (span.kind in ("name", "phrase") and span.start > 0 and bool(_ASKS_PLACE.search(question))
+            and bool(_LOCATIVE_BEFORE.search(sentence[max(0, span.start - 24):span.start])))
+
+
 def repeats_question(span: Span, question: str) -> bool:
     """A span made only of the question's own words does not answer it, nor does a figure or
     date that holds a number the question states ("3 June 1925" for "the King who made the 1925
