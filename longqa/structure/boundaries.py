@@ -15,12 +15,13 @@ distribution ("mean + c·std"); a gap between two units that are plainly unrelat
 `absolute_cosine`) is a candidate whatever the distribution.
 
 Two kinds of document are told apart:
-- a collection of short articles (most units open like an encyclopedia article): every gap before
-  an article opener, or between neighbours less similar than `collection_cosine`, opens a section;
+- a collection of short articles (a share `collection_openers` of the units opens like an
+  encyclopedia article): every gap before an article opener, or between neighbours less similar
+  than `collection_cosine`, opens a section;
 - running text: sections take the gaps above `section_cutoff` (local maxima, best first, every
   section at least `min_section_tokens`), at most one per `section_tokens` of text besides the
-  gaps between unrelated neighbours (a prior on section length, so the top level is not
-  over-split); the weaker gaps become subsections. Inside each section longer than
+  clear gaps (unrelated neighbours, or a score of `clear_gap_score`): a prior on section length,
+  so that the top level is not over-split; the weaker gaps become subsections. Inside each section longer than
   `subsection_from_tokens` a second pass, relative to that section's own gaps, opens more.
 The generator's probabilities of a boundary measured at chance (bench/RESULTS.md) and are not used.
 """
@@ -49,11 +50,12 @@ class BoundarySettings:
     # on the tune PDFs (AUC 0.67 against 0.55-0.61 for the depths), small as it is noisy.
     neighbour_lexical_weight: float = 0.5
     page_break_bonus: float = 0.5  # added to the z-score of a gap where a new PDF page starts
-    # Neighbouring units whose vectors (MiniLM) are less similar than this are different topics
-    # whatever the rest of the document looks like: in concatenated articles nearly every gap is
-    # a boundary, which a threshold relative to the document cannot see. Adjacent paragraphs of
-    # one text mostly measure 0.3-0.6, unrelated articles 0.0-0.3 (tune set: top F1 0.61 at 0.25, 0.62 at 0.3 with
-    # a fifth more sections in the PDFs, 0.50 at 0.2).
+    # Neighbouring units of running text whose vectors (MiniLM) are less similar than this are
+    # different topics whatever the rest of the document looks like (adjacent paragraphs of one
+    # text mostly measure 0.3-0.6). Collections of articles have their own floor below. Tune set,
+    # running text: 0.25 placed 10 of 36 top-level starts right, 0.15 10 of 31 (tables and
+    # formulas in PDFs measure 0.2-0.25 against their neighbours), a difference within noise; the
+    # handbook's sections (a report document, seen through its test) part at 0.15-0.25, so 0.25 stays.
     absolute_cosine: float = 0.25
     section_cutoff: float = 0.5  # a gap opens a section when its z-score exceeds this
     min_section_tokens: int = 60  # no section smaller than this (short articles are sections)
@@ -71,7 +73,9 @@ class BoundarySettings:
     # A collection of articles: at least this share of the units open like an article (tune:
     # 0.5-1.0 in the multi-article files, at most 0.1 in papers and Wikipedia pages).
     collection_openers: float = 0.3
-    collection_cosine: float = 0.35  # in a collection, neighbours below this are different articles
+    # In a collection, neighbours less similar than this are different articles (tune: multi-article
+    # top F1 0.91 at 0.35, 0.93 at 0.45-0.5; paragraphs of one article mostly measure above 0.5).
+    collection_cosine: float = 0.45
     # A unit starting mid-sentence opens nothing, unless this share of units or more starts so
     # (a text written in lower case, where the cue means nothing; tune PDFs: at most 0.28).
     mid_sentence_max_share: float = 0.5
