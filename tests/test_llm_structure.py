@@ -22,11 +22,11 @@ from longqa.structure.boundaries import (
     BoundarySettings, Gaps, choose_gaps, content_words, depth_scores, gap_scores, lexical_curve, section_plan,
     similarity_curve,
 )
-from longqa.structure.unit_cues import article_opener, continues_sentence
+from longqa.structure.unit_cues import article_opener, continues_sentence, opener_subject
 from longqa.structure.tree_source import structure_document
 from longqa.structure.llm import LlmStructurer, StructureOptions, make_llm_structurer
 from longqa.structure.titles import (
-    clean_summary, clean_title, make_section_annotator, summaries_wanted, summarize_sections,
+    TITLE_LABEL, clean_summary, clean_title, make_section_annotator, summaries_wanted, summarize_sections,
     title_untitled_sections,
 )
 from longqa.structure.tree import Node, leaves, sections
@@ -270,8 +270,10 @@ ARTICLES = [
 
 def test_article_openers_are_told_from_running_text():
     assert all(article_opener(text) for text in ARTICLES)
-    assert article_opener("Gerald Rudolph Ford Jr. (born Leslie Lynch King Jr.; July 14, 1913 – December 26, "
-                          "2006) was an American politician who served as president.")
+    assert opener_subject("Gerald Rudolph Ford Jr. (born Leslie Lynch King Jr.; July 14, 1913 – December 26, "
+                          "2006) was an American politician who served as president.") == "Gerald Rudolph Ford Jr."
+    assert opener_subject('"Trash" is the eighteenth studio album by Alice Cooper.') == "Trash"
+    assert opener_subject("Eruptions range from lava flows to explosions. When magma is thick, pressure builds.") is None
     running = [*PARAGRAPHS, "A volcano is an opening in the crust of the Earth.",
                "In 1949, Jones was cast in a drama opposite Laurence Olivier.",
                "He was born in Tulsa, Oklahoma, the daughter of two theatre owners.",
@@ -288,6 +290,10 @@ def test_a_collection_of_related_articles_gets_one_section_per_article():
     assert root is not None, structurer.report.reason
     assert structurer.report.collection
     assert [[leaf.text for leaf in leaves(s)] for s in root.children] == [[a] for a in ARTICLES]
+    # Each article is titled by the name it opens with, not by the model.
+    assert section_titles(root) == ["North Kansas City", "The University of Missouri–Kansas City",
+                                    "Kansas City International Airport", "Union Station", "The Kansas City Chiefs"]
+    assert not any(TITLE_LABEL in prompt for prompt in structurer.generator.inner.prompts)
     # The same paragraphs as running text (no openers) are not cut at every gap.
     plan = section_plan(gap_scores(TopicEmbedder().embed(PARAGRAPHS), PARAGRAPHS, BoundarySettings()),
                         [120] * len(PARAGRAPHS), BoundarySettings())

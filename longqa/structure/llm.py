@@ -10,7 +10,8 @@ caller stores it flat and says why.
 Two decoders write the outline; both produce text of the markup's grammar:
 - "stepwise" (default): the anchors are fixed text, so they are written directly. Where sections
   and subsections start comes from boundaries.py (embedding and lexical-cohesion dips over the
-  whole document, one embedding call); the model writes only the title of each section kept.
+  whole document, one embedding call); the model writes only the title of each section kept
+  (an article of a collection is titled by the name it opens with, without a model call).
 - "grammar": one grammar-constrained completion per window of `window_tokens` (the model writes
   every token), windows merged. Simple and server-friendly, but llama-cpp-python checks the whole
   262k vocabulary against the grammar at each step, and the 270M base model places sections no
@@ -38,6 +39,7 @@ from longqa.structure.markup import (
 )
 from longqa.structure.outline_prompt import EXAMPLE_TITLES, outline_prompt
 from longqa.structure.titles import generate_title
+from longqa.structure.unit_cues import opener_subject
 from longqa.structure.tree import Node
 from longqa.structure.paragraph_units import (
     SectionStart, Unit, build_sections, coverage_problem, merge_windows, paragraph_units,
@@ -176,7 +178,9 @@ class LlmStructurer:
             raise ValueError(f"no topic boundary above the threshold in {len(units)} paragraphs")
         parts = []
         for (start, level), (stop, _) in zip(plan, [*plan[1:], (len(units), 0)]):
-            title = self._title("\n\n".join(texts[start:stop])) if self.options.titles else ""
+            # An article of a collection is titled by the name it opens with (no model call).
+            named = opener_subject(texts[start]) if gaps.collection else None
+            title = named or (self._title("\n\n".join(texts[start:stop])) if self.options.titles else "")
             parts.append(Part(level, title, [anchor(text, self.options.k) for text in texts[start:stop]]))
         markup = render(parts)
         starts = window_starts(parse(markup), index, units, 0, len(units))

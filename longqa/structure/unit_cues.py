@@ -30,25 +30,31 @@ _QUOTES = "\"“‘'`"
 OPENER_WORDS = 20  # the verb must come within this many words of the start (asides removed)
 
 
-def article_opener(text: str) -> bool:
-    """True when the unit starts like an encyclopedia article: a capitalised name (after an optional
-    "The/A/An") as the subject of "is a/was an/are the …" within the first OPENER_WORDS words of
-    its first sentence."""
+def opener_subject(text: str) -> str | None:
+    """The name an encyclopedia-style unit opens with ("North Kansas City" from "North Kansas City
+    is a city …"), or None when the unit does not open like an article: a capitalised name (after
+    an optional "The/A/An") as the subject of "is …/was …/are a …" within the first
+    OPENER_WORDS words of its first sentence, asides in brackets left out."""
     head = " ".join(_ASIDE.sub(" ", " ".join(text.split()[:2 * OPENER_WORDS])).split()[:OPENER_WORDS])
     verb = _COPULA.search(head)
-    if verb is None:
-        return False
-    if _SENTENCE_END.search(head[: verb.start()]):
-        return False  # the verb belongs to a later sentence
+    if verb is None or _SENTENCE_END.search(head[: verb.start()]):
+        return None  # no defining verb in the first sentence
     subject = head[: verb.start()].replace(",", " ").split()
     if not subject or not (subject[0][:1].isupper() or subject[0][:1] in _QUOTES):
-        return False
+        return None
     first = subject[0].strip(_QUOTES).lower()
     if first in _STARTERS:
-        return False
+        return None
     name = subject[1:] if first in _ARTICLES else subject
     # The subject's first word must itself be a name: "A volcano is …" is running text.
-    return bool(name) and (name[0].strip(_QUOTES)[:1].isupper() or name[0][:1].isdigit())
+    if not name or not (name[0].strip(_QUOTES)[:1].isupper() or name[0][:1].isdigit()):
+        return None
+    return " ".join(subject).strip(_QUOTES + " ;:")
+
+
+def article_opener(text: str) -> bool:
+    """True when the unit starts like an encyclopedia article (see opener_subject)."""
+    return opener_subject(text) is not None
 
 
 def continues_sentence(text: str) -> bool:
