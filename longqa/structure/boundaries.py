@@ -47,9 +47,11 @@ class BoundarySettings:
     lexical_units: int = 2  # units pooled on each side for the word-count comparison
     lexical_weight: float = 1.0  # weight of lexical depth against the mean embedding depth
     # Weight of the neighbours' own content-word dissimilarity (z-scored); the best single signal
-    # on the tune PDFs (AUC 0.67 against 0.55-0.61 for the depths), small as it is noisy.
+    # on the tune PDFs (AUC 0.67 against 0.54-0.61 for the depths), small as it is noisy.
     neighbour_lexical_weight: float = 0.5
-    page_break_bonus: float = 0.5  # added to the z-score of a gap where a new PDF page starts
+    # Added to the z-score of a gap where a new PDF page starts (tune PDFs, any-level F1: 0.46
+    # without, 0.51 at 0.5, 0.53 at 1.0; the top level unchanged).
+    page_break_bonus: float = 0.5
     # Neighbouring units of running text whose vectors (MiniLM) are less similar than this are
     # different topics whatever the rest of the document looks like (adjacent paragraphs of one
     # text mostly measure 0.3-0.6). Collections of articles have their own floor below. Tune set,
@@ -71,10 +73,10 @@ class BoundarySettings:
     # its three sections without an embedder).
     clear_gap_score: float = 1.25
     # A collection of articles: at least this share of the units open like an article (tune:
-    # 0.5-1.0 in the multi-article files, at most 0.1 in papers and Wikipedia pages).
+    # 0.44-1.0 in the multi-article files, at most 0.08 in papers and Wikipedia pages).
     collection_openers: float = 0.3
-    # In a collection, neighbours less similar than this are different articles (tune: multi-article
-    # top F1 0.91 at 0.35, 0.93 at 0.45-0.5; paragraphs of one article mostly measure above 0.5).
+    # In a collection, neighbours less similar than this are different articles besides the
+    # openers (tune: multi-article top F1 0.914 at 0.35, 0.925 at 0.45 and 0.5).
     collection_cosine: float = 0.45
     # A unit starting mid-sentence opens nothing, unless this share of units or more starts so
     # (a text written in lower case, where the cue means nothing; tune PDFs: at most 0.28).
