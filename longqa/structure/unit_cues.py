@@ -1,8 +1,8 @@
 """Cues in a paragraph unit's own words that survive the loss of headings.
 
 - An article opener: the unit begins the way an encyclopedia article does, with a name and then
-  "is / was / are / were …" ("North Kansas City is a city in Clay County", "The Taos Society of
-  Artists was an organization"). Files made of many short articles (HotpotQA and MuSiQue
+  "is …", "was …" or "are/were a …" ("North Kansas City is a city in Clay County", "The Taos
+  Society of Artists was an organization"). Files made of many short articles (HotpotQA and MuSiQue
   contexts, exported wikis) open most units like this; running text almost never does, because a
   paragraph inside a text goes on about a subject already named ("He", "In 1949, Jones", "The model").
 - A continuation: the unit begins in the middle of a sentence (a lower-case word or a punctuation
