@@ -35,7 +35,7 @@ from longqa.structure.known_boundaries import (
 )
 from longqa.structure.llm import LlmStructurer, StructureOptions
 from longqa.structure.tree import walk
-from longqa.structure.paragraph_units import paragraph_units
+from longqa.structure.paragraph_units import paragraph_units, unit_pages
 
 REPO = Path(__file__).resolve().parent.parent
 EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata")) / "docs"
@@ -86,6 +86,15 @@ def plan_starts(units, plan) -> list[tuple[int, int, str]]:
     return [(units[u].start, level, "") for u, level in plan]
 
 
+def cues(case: KnownDocument, options: StructureOptions) -> str:
+    """The wording and layout cues boundaries.py reads in a document (unit_cues.py), for the log."""
+    body, units, _ = paragraph_units(case.doc, options.unit_min_tokens, options.unit_max_tokens)
+    gaps = gap_scores(None, [body[u.start : u.end] for u in units], options.boundaries, unit_pages(units))
+    kind = "collection of articles" if gaps.collection else "running text"
+    return (f"   {kind}: {len(units)} units, article openers {int(gaps.opener.sum())}, "
+            f"mid-sentence starts {int(gaps.continuation.sum())}, page breaks {int(gaps.page_break.sum())}")
+
+
 def summary(label: str, result: Result) -> str:
     titles = sum(result.title_f1) / len(result.title_f1) if result.title_f1 else float("nan")
     per_k = 1000 / max(result.tokens, 1)
@@ -101,20 +110,21 @@ def sweep(cases: list[KnownDocument], embedder) -> None:
         options = StructureOptions()
         body, units, _ = paragraph_units(case.doc, options.unit_min_tokens, options.unit_max_tokens)
         texts = [body[u.start : u.end] for u in units]
-        prepared.append((case, units, texts, embedder.embed([" ".join(t.split()) for t in texts])))
+        vectors = embedder.embed([" ".join(t.split()) for t in texts])
+        prepared.append((case, units, texts, vectors, unit_pages(units)))
     grid = {
-        "lexical_weight": (0.0, 0.5, 1.0, 2.0),
-        "absolute_cosine": (0.0, 0.15, 0.2),
-        "section_cutoff": (0.5, 1.0, 1.5),
-        "min_section_tokens": (100, 150, 250),
-        "subsection_cutoff": (0.5, 1.0, 9.0),
+        "neighbour_lexical_weight": (0.0, 0.5, 1.0),
+        "page_break_bonus": (0.0, 0.5, 1.0),
+        "absolute_cosine": (0.2, 0.25, 0.3),
+        "section_tokens": (0, 500, 700, 900),
+        "collection_cosine": (0.25, 0.35, 0.45),
     }
     rows = []
     for values in itertools.product(*grid.values()):
         settings = dataclasses.replace(BoundarySettings(), **dict(zip(grid, values)))
         total = Result()
-        for case, units, texts, vectors in prepared:
-            plan = section_plan(gap_scores(vectors, texts, settings), [u.tokens for u in units], settings)
+        for case, units, texts, vectors, pages in prepared:
+            plan = section_plan(gap_scores(vectors, texts, settings, pages), [u.tokens for u in units], settings)
             total.add(score_starts(case, plan_starts(units, plan)))
         rows.append((total.top.prf()[2], total.any.prf()[2], values, total))
     for top, anyf, values, total in sorted(rows, key=lambda r: -(r[0] + r[1]))[:12]:
@@ -163,6 +173,7 @@ def main() -> None:
         groups.setdefault(group, Result()).add(result)
         note = "" if root is not None else f"  flat: {structurer.report.reason}"
         print(summary(case.name[:40], result) + note)
+        print(cues(case, options))
         if root is not None and not args.no_titles:
             print("   titles: " + " | ".join(n.title for n in walk(root) if n.kind == "section")[:300])
     for group, result in sorted(groups.items()):

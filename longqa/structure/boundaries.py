@@ -6,12 +6,23 @@ peaks on either side, TextTiling's depth score), z-normalised within the documen
 - sentence-embedding similarity of the mean vectors of k units before and after the gap, for
   several k (k = 1 sees a sharp turn, larger k a gradual one and ignores a lone odd paragraph);
 - lexical cohesion: cosine of the content-word counts of the blocks either side (TextTiling's
-  block comparison), which catches a change of vocabulary the small embedder blurs.
+  block comparison), which catches a change of vocabulary the small embedder blurs, and the plain
+  content-word cosine of the two neighbouring units;
+- layout and wording cues that survive the loss of headings (unit_cues.py): a unit that starts
+  mid-sentence opens nothing; a unit that starts a new PDF page scores a little higher.
 The combined score is z-normalised again, so thresholds are relative to the document's own score
 distribution ("mean + c·std"); a gap between two units that are plainly unrelated (cosine below
-`absolute_cosine`) is a candidate whatever the distribution. Sections take the gaps above `section_cutoff` (local maxima, best
-first, every section at least `min_section_tokens`); inside each section longer than
-`subsection_from_tokens` a second pass, relative to that section's own gaps, opens subsections.
+`absolute_cosine`) is a candidate whatever the distribution.
+
+Two kinds of document are told apart:
+- a collection of short articles (a share `collection_openers` of the units opens like an
+  encyclopedia article): every gap before an article opener, or between neighbours less similar
+  than `collection_cosine`, opens a section;
+- running text: sections take the gaps above `section_cutoff` (local maxima, best first, every
+  section at least `min_section_tokens`), at most one per `section_tokens` of text besides the
+  clear gaps (unrelated neighbours, or a score of `clear_gap_score`): a prior on section length,
+  so that the top level is not over-split; the weaker gaps become subsections. Inside each section longer than
+  `subsection_from_tokens` a second pass, relative to that section's own gaps, opens more.
 The generator's probabilities of a boundary measured at chance (bench/RESULTS.md) and are not used.
 """
 
@@ -23,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from longqa.structure.unit_cues import article_opener, continues_sentence
 
 ABOVE_ANY_CUTOFF = 3.0  # the score given to a gap between unrelated neighbours
 
@@ -34,17 +46,41 @@ class BoundarySettings:
     embed_windows: tuple[int, ...] = (1, 2, 3)  # units averaged on each side for the vector comparison
     lexical_units: int = 2  # units pooled on each side for the word-count comparison
     lexical_weight: float = 1.0  # weight of lexical depth against the mean embedding depth
-    # Neighbouring units whose vectors (MiniLM) are less similar than this are different topics
-    # whatever the rest of the document looks like: in concatenated articles nearly every gap is
-    # a boundary, which a threshold relative to the document cannot see. Adjacent paragraphs of
-    # one text mostly measure 0.3-0.6, unrelated articles 0.0-0.3 (tune set: top F1 0.61 at 0.25, 0.62 at 0.3 with
-    # a fifth more sections in the PDFs, 0.50 at 0.2).
+    # Weight of the neighbours' own content-word dissimilarity (z-scored); the best single signal
+    # on the tune PDFs (AUC 0.67 against 0.54-0.61 for the depths), small as it is noisy.
+    neighbour_lexical_weight: float = 0.5
+    # Added to the z-score of a gap where a new PDF page starts (tune PDFs, any-level F1: 0.46
+    # without, 0.51 at 0.5, 0.53 at 1.0; the top level unchanged).
+    page_break_bonus: float = 0.5
+    # Neighbouring units of running text whose vectors (MiniLM) are less similar than this are
+    # different topics whatever the rest of the document looks like (adjacent paragraphs of one
+    # text mostly measure 0.3-0.6). Collections of articles have their own floor below. Tune set,
+    # running text: 0.25 placed 10 of 36 top-level starts right, 0.15 10 of 31 (tables and
+    # formulas in PDFs measure 0.2-0.25 against their neighbours), a difference within noise; the
+    # handbook's sections (a report document, seen through its test) part at 0.15-0.25, so 0.25 stays.
     absolute_cosine: float = 0.25
     section_cutoff: float = 0.5  # a gap opens a section when its z-score exceeds this
     min_section_tokens: int = 60  # no section smaller than this (short articles are sections)
     subsection_cutoff: float = 1.0  # same, against the z-scores of the gaps inside one section
     min_subsection_tokens: int = 60
     subsection_from_tokens: int = 700  # sections at least this long get a second pass
+    # Running text: at most one section per this many tokens besides the unrelated-neighbour gaps
+    # (the tune papers and Wikipedia pages have one top-level heading per 700-1,100 tokens); the
+    # gaps over the count become subsections. 0 turns the prior off.
+    section_tokens: int = 700
+    # A gap scoring this much stands clear of the rest and is a section whatever the count says
+    # (tune: 0.777 top F1 at 1.0-1.5, 0.779 at 2.0; at 1.25 a 1,000-token text of three topics keeps
+    # its three sections without an embedder).
+    clear_gap_score: float = 1.25
+    # A collection of articles: at least this share of the units open like an article (tune:
+    # 0.44-1.0 in the multi-article files, at most 0.08 in papers and Wikipedia pages).
+    collection_openers: float = 0.3
+    # In a collection, neighbours less similar than this are different articles besides the
+    # openers (tune: multi-article top F1 0.914 at 0.35, 0.925 at 0.45 and 0.5).
+    collection_cosine: float = 0.45
+    # A unit starting mid-sentence opens nothing, unless this share of units or more starts so
+    # (a text written in lower case, where the cue means nothing; tune PDFs: at most 0.28).
+    mid_sentence_max_share: float = 0.5
 
 
 # Function words carry no topic; the list is short on purpose (the signal is the content words).
@@ -114,18 +150,53 @@ def zscore(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / spread if spread > 1e-9 else np.zeros_like(values)
 
 
-def gap_scores(vectors: np.ndarray | None, texts: list[str], settings: BoundarySettings) -> np.ndarray:
-    """The combined, z-normalised score of every gap (index g-1 for the gap before unit g);
-    without vectors, lexical cohesion alone."""
-    if len(texts) < 2:
-        return np.zeros(0)
-    lexical = zscore(depth_scores(lexical_curve([content_words(t) for t in texts], settings.lexical_units)))
-    if vectors is None:
-        return lexical
-    embedding = np.mean([zscore(depth_scores(similarity_curve(vectors, k))) for k in settings.embed_windows], axis=0)
-    combined = zscore(embedding + settings.lexical_weight * lexical)
-    unrelated = similarity_curve(vectors, 1) < settings.absolute_cosine
-    return np.where(unrelated, np.maximum(combined, ABOVE_ANY_CUTOFF), combined)
+@dataclass
+class Gaps:
+    """What is known about every gap g = 1..n-1 (array index g-1: the gap before unit g)."""
+
+    score: np.ndarray  # combined z-score; -inf where no section may start
+    unrelated: np.ndarray  # neighbours' vectors less similar than `absolute_cosine`
+    cosine: np.ndarray  # neighbours' vector cosine (1.0 without vectors)
+    opener: np.ndarray  # unit g opens like an encyclopedia article
+    continuation: np.ndarray  # unit g starts mid-sentence
+    page_break: np.ndarray  # unit g starts a new page
+    collection: bool  # the document reads as a collection of short articles
+
+
+def gap_scores(
+    vectors: np.ndarray | None,
+    texts: list[str],
+    settings: BoundarySettings,
+    pages: list[tuple[int, int]] | None = None,
+) -> Gaps:
+    """Every gap's signals and combined score; without vectors, lexical cohesion alone. `pages`
+    gives each unit's (first, last) page when the document has pages."""
+    n = len(texts)
+    gaps = max(n - 1, 0)
+    opener = np.array([article_opener(t) for t in texts], dtype=bool)
+    continuation = np.array([continues_sentence(t) for t in texts[1:]], dtype=bool)
+    if continuation.size and continuation.mean() >= settings.mid_sentence_max_share:
+        continuation[:] = False
+    page_break = np.array([pages[g][0] != pages[g - 1][1] for g in range(1, n)] if pages else [False] * gaps, dtype=bool)
+    collection = bool(n >= 3 and opener.mean() >= settings.collection_openers)
+    if n < 2:
+        empty = np.zeros(0)
+        return Gaps(empty, empty.astype(bool), empty, empty.astype(bool), empty.astype(bool), empty.astype(bool), False)
+    counts = [content_words(t) for t in texts]
+    lexical = zscore(depth_scores(lexical_curve(counts, settings.lexical_units)))
+    combined = lexical
+    cosine = np.ones(gaps)
+    if vectors is not None:
+        embedding = np.mean([zscore(depth_scores(similarity_curve(vectors, k))) for k in settings.embed_windows], axis=0)
+        combined = embedding + settings.lexical_weight * lexical
+        cosine = similarity_curve(vectors, 1)
+    if settings.neighbour_lexical_weight:
+        combined = combined + settings.neighbour_lexical_weight * zscore(-lexical_curve(counts, 1))
+    combined = zscore(combined) + settings.page_break_bonus * page_break
+    unrelated = cosine < settings.absolute_cosine
+    score = np.where(unrelated, np.maximum(combined, ABOVE_ANY_CUTOFF), combined)
+    score = np.where(continuation, -np.inf, score)
+    return Gaps(score, unrelated & ~continuation, cosine, opener[1:], continuation, page_break, collection)
 
 
 def choose_gaps(
@@ -155,18 +226,34 @@ def choose_gaps(
     return sorted(chosen)
 
 
-def section_plan(scores: np.ndarray, unit_tokens: list[int], settings: BoundarySettings) -> list[tuple[int, int]]:
+def section_plan(gaps: Gaps, unit_tokens: list[int], settings: BoundarySettings) -> list[tuple[int, int]]:
     """(unit, level) for every section (level 1) and subsection (level 2) start; unit 0 opens the
-    first section. Subsection gaps are z-scored among the gaps of their own section."""
+    first section."""
     n = len(unit_tokens)
+    scores = gaps.score
+    if gaps.collection:
+        article = gaps.opener | (gaps.cosine < settings.collection_cosine)
+        return [(0, 1)] + [(g, 1) for g in range(1, n) if article[g - 1] and not gaps.continuation[g - 1]]
     everywhere = {g: float(scores[g - 1]) for g in range(1, n)}
-    starts = [0, *choose_gaps(everywhere, unit_tokens, settings.min_section_tokens, settings.section_cutoff)]
-    plan = [(s, 1) for s in starts]
+    found = choose_gaps(everywhere, unit_tokens, settings.min_section_tokens, settings.section_cutoff)
+    # Clear gaps (unrelated neighbours, or a score of `clear_gap_score`) first, then by score;
+    # the count prior keeps the best, never fewer than the clear ones.
+    clear = {g for g in found if gaps.unrelated[g - 1] or everywhere[g] >= settings.clear_gap_score}
+    ranked = sorted(found, key=lambda g: (g not in clear, -everywhere[g]))
+    keep = len(ranked)
+    if settings.section_tokens:
+        keep = max(round(sum(unit_tokens) / settings.section_tokens) - 1, len(clear))
+    starts = [0, *sorted(ranked[:keep])]
+    levels = {s: 1 for s in starts}
+    for g in ranked[keep:]:
+        levels[g] = 2
     for lo, hi in zip(starts, [*starts[1:], n]):
         if sum(unit_tokens[lo:hi]) < settings.subsection_from_tokens or hi - lo < 3:
             continue
-        inside = zscore(np.array([scores[g - 1] for g in range(lo + 1, hi)]))
+        inside = np.array([scores[g - 1] for g in range(lo + 1, hi)])
+        finite = np.isfinite(inside)
+        inside[finite] = zscore(inside[finite])  # gaps where nothing may start stay -inf
         local = {g - lo: float(z) for g, z in zip(range(lo + 1, hi), inside)}
-        subs = choose_gaps(local, unit_tokens[lo:hi], settings.min_subsection_tokens, settings.subsection_cutoff)
-        plan += [(lo + g, 2) for g in subs]
-    return sorted(plan)
+        for g in choose_gaps(local, unit_tokens[lo:hi], settings.min_subsection_tokens, settings.subsection_cutoff):
+            levels.setdefault(lo + g, 2)
+    return sorted(levels.items())

@@ -10,7 +10,8 @@ caller stores it flat and says why.
 Two decoders write the outline; both produce text of the markup's grammar:
 - "stepwise" (default): the anchors are fixed text, so they are written directly. Where sections
   and subsections start comes from boundaries.py (embedding and lexical-cohesion dips over the
-  whole document, one embedding call); the model writes only the title of each section kept.
+  whole document, one embedding call); the model writes only the title of each section kept
+  (an article of a collection is titled by the name it opens with, without a model call).
 - "grammar": one grammar-constrained completion per window of `window_tokens` (the model writes
   every token), windows merged. Simple and server-friendly, but llama-cpp-python checks the whole
   262k vocabulary against the grammar at each step, and the 270M base model places sections no
@@ -38,10 +39,11 @@ from longqa.structure.markup import (
 )
 from longqa.structure.outline_prompt import EXAMPLE_TITLES, outline_prompt
 from longqa.structure.titles import generate_title
+from longqa.structure.unit_cues import opener_subject
 from longqa.structure.tree import Node
 from longqa.structure.paragraph_units import (
     SectionStart, Unit, build_sections, coverage_problem, merge_windows, paragraph_units,
-    plan_windows,
+    plan_windows, unit_pages,
 )
 
 DECODERS = ("stepwise", "grammar")
@@ -71,6 +73,7 @@ class StructureReport:
     windows: int = 0
     sections: int = 0
     subsections: int = 0
+    collection: bool = False  # read as a collection of short articles (boundaries.py)
     input_tokens: int = 0  # cl100k tokens of the body
     generated_tokens: int = 0  # generator tokens produced by complete()
     markup_tokens: int = 0  # generator tokens of the outlines (what LongRefiner's model writes)
@@ -149,6 +152,7 @@ class LlmStructurer:
         found = cached_json(self.cache, self.generator.name, "structure", payload,
                             lambda: self._section_starts(body, units, index))
         self.report.windows, self.report.outlines = found["windows"], found["outlines"]
+        self.report.collection = bool(found.get("collection", False))
         self.report.markup_tokens = sum(self.generator.count_tokens(text) for text in found["outlines"])
         starts = [SectionStart(*item) for item in found["starts"]]
         root = build_sections(doc, body, units, starts, opts.max_leaf_tokens)
@@ -168,17 +172,20 @@ class LlmStructurer:
         """Boundaries from the gap scores of the whole document, titles from the model, and the
         outline written in the markup, then mapped back and checked like a model's would be."""
         texts = [body[u.start : u.end] for u in units]
-        plan = section_plan(gap_scores(self.unit_vectors(texts), texts, self.options.boundaries),
-                            [u.tokens for u in units], self.options.boundaries)
+        gaps = gap_scores(self.unit_vectors(texts), texts, self.options.boundaries, unit_pages(units))
+        plan = section_plan(gaps, [u.tokens for u in units], self.options.boundaries)
         if len(plan) < 2:
             raise ValueError(f"no topic boundary above the threshold in {len(units)} paragraphs")
         parts = []
         for (start, level), (stop, _) in zip(plan, [*plan[1:], (len(units), 0)]):
-            title = self._title("\n\n".join(texts[start:stop])) if self.options.titles else ""
+            # An article of a collection is titled by the name it opens with (no model call).
+            named = opener_subject(texts[start]) if gaps.collection else None
+            title = named or (self._title("\n\n".join(texts[start:stop])) if self.options.titles else "")
             parts.append(Part(level, title, [anchor(text, self.options.k) for text in texts[start:stop]]))
         markup = render(parts)
         starts = window_starts(parse(markup), index, units, 0, len(units))
-        return {"windows": 1, "outlines": [markup], "starts": [[s.unit, s.level, s.title] for s in starts]}
+        return {"windows": 1, "outlines": [markup], "starts": [[s.unit, s.level, s.title] for s in starts],
+                "collection": gaps.collection}
 
     def unit_vectors(self, texts: list[str]) -> np.ndarray | None:
         """One embedding call for every unit (None without an embedder: lexical cohesion only)."""

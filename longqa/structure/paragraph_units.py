@@ -75,6 +75,11 @@ def paragraph_units(
     return body, units, index
 
 
+def unit_pages(units: list[Unit]) -> list[tuple[int, int]]:
+    """Each unit's first and last page (a layout cue for boundaries.py)."""
+    return [(unit.pieces[0].page, unit.pieces[-1].page_end) for unit in units]
+
+
 def plan_windows(units: list[Unit], budget: int, overlap: int) -> list[tuple[int, int]]:
     """Unit ranges [start, end) of at most `budget` tokens each (at least one unit), consecutive
     windows sharing `overlap` units so that no section start is decided at a window's edge only."""
