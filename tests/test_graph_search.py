@@ -162,3 +162,34 @@ def test_a_weakly_related_parent_does_not_pull_its_child_ahead_of_the_most_simil
                 DEFAULT.but(max_seconds=60, confidence=1.01, graph_seed_leaves=0), steps).run()
     adds = [s["node"] for s in steps if s["action"] == "add"]
     assert adds[0] == trophy and adds.index(trophy) < adds.index(guildhall)
+
+
+def test_search_auto_takes_the_graph_only_when_every_candidate_document_has_one(tmp_path):
+    """`--search auto` on a real store (real ingest and graph builder; fake models): the tree
+    search while a candidate document has no graph, the graph search once every one has."""
+    from longqa.graph.build import GraphBuilder
+    from longqa.graph.settings import DEFAULT as GRAPH_DEFAULT
+    from longqa.store.documents import document_ids
+    from tests.ask_support import build_store, make_pipeline, reactor_handbook
+    from tests.fakes import FakeEmbedder
+
+    handbook = reactor_handbook()
+    db = build_store(tmp_path / "store.db", {"a.md": handbook, "b.md": handbook.replace("Harbor Point", "Lake Ridge")},
+                     tmp_path)
+    question = "How often are fuel assemblies replaced?"
+    builder = GraphBuilder(db, FakeEmbedder(), None, settings=GRAPH_DEFAULT.but(edges="cosine"))
+    ids = sorted(document_ids(db))
+    builder.build(ids[0])
+
+    def chosen() -> tuple[str, list[str]]:
+        refined = make_pipeline(db, search="auto").retrieve_context(question)
+        choice = [s for s in refined.steps if s["action"] == "search-choice"]
+        assert len(choice) == 1
+        return choice[0]["search"], [s["action"] for s in refined.steps]
+
+    search, actions = chosen()
+    assert search == "tree" and "graph-start" not in actions
+    for doc_id in ids[1:]:
+        builder.build(doc_id)
+    search, actions = chosen()
+    assert search == "graph" and "graph-start" in actions

@@ -205,14 +205,27 @@ class GraphSearch:
         return None
 
 
-def search_graphs(planner, roots: list[Node], budget: int) -> Outcome | None:
+def search_graphs(planner, roots: list[Node], budget: int, *, auto: bool = False) -> Outcome | None:
     """The graph search over the candidate documents that have a current graph (ask/organizer.py calls
-    this for `--search graph`); None when none has one, and the tree search runs instead."""
+    this for `--search graph` and `auto`); None when none has one, and the tree search runs instead.
+
+    `auto` (`--search auto`) takes the graph only when every candidate document has a current one
+    (a document without would otherwise be left to the budget fill), and says nothing when it
+    does not: the tree search is then simply the search. On the tune half the graph search found
+    more answers than the tree (L-Eval 0.353 against 0.235) and as many on the report half."""
     from longqa.ask import skill
-    from longqa.store.graph import load_graph
+    from longqa.store.graph import graph_of, load_graph
     from longqa.structure.tree import walk
 
     db, generator = planner.p.db, planner.p.generator
+    if auto:
+        every = bool(roots) and all(graph_of(db, root.doc_id) is not None for root in roots)
+        planner.refined.steps.append({"step": len(planner.refined.steps) + 1, "action": "search-choice",
+                                      "search": "graph" if every else "tree",
+                                      "reason": "every candidate document has a graph" if every
+                                      else "a candidate document has no current graph"})
+        if not every:
+            return None
     graphs = [g for g in (load_graph(db, root.doc_id) for root in roots) if g is not None]
     missing = [root.doc_id for root in roots if root.doc_id not in {g.doc_id for g in graphs}]
     if missing:
