@@ -107,8 +107,7 @@ def test_the_retrievals_best_leaves_are_visited_first_then_the_graph_leads(db):
     question = "Which quarry supplied the granite of the sea wall?"
     steps: list[dict] = []
     search = GraphSearch(question, embedder.embed([question])[0], [graph], leaves, 2000,
-                         DEFAULT.but(max_seconds=60, confidence=1.01, graph_seed_leaves=2), steps,
-                         leaf_scores={swim: 0.9, boats: 0.8, by_text[STORY[4]]: 0.1})
+                         DEFAULT.but(max_seconds=60, confidence=1.01), steps, leaf_scores={swim: 0.9, boats: 0.8})
     outcome = search.run()
     adds = [s for s in steps if s["action"] == "add"]
     assert [(s["node"], s["reason"]) for s in adds[:2]] == [(swim, "seed"), (boats, "seed")]
@@ -117,6 +116,19 @@ def test_the_retrievals_best_leaves_are_visited_first_then_the_graph_leads(db):
     graph_leaves = [s["node"] for s in adds[2:]]
     assert graph_leaves[0] == by_text[STORY[4]]
     assert [leaf.id for leaf in outcome.picks[:2]] == [swim, boats]
+
+
+def test_seeds_take_only_their_share_of_the_budget(db):
+    graph, leaves, embedder = stored_story(db)
+    scores = {leaf.id: 1.0 - 0.01 * n for n, leaf in enumerate(leaves.values())}  # every leaf retrieved
+    from longqa.ask.refine import leaf_tokens
+
+    budget = 6 * max(leaf_tokens(leaf) for leaf in leaves.values())
+    search = GraphSearch("Which quarry supplied the granite?", None, [graph], leaves, budget,
+                         DEFAULT.but(graph_seed_share=0.5), [], leaf_scores=scores)
+    seeded = sum(leaf_tokens(search.nodes[i].leaf) for i in search.seeds)
+    assert 0 < seeded <= 0.5 * budget and len(search.seeds) < len(leaves)
+    assert [search.nodes[i].leaf.id for i in search.seeds] == list(leaves)[: len(search.seeds)]
 
 
 def test_a_point_and_its_copies_at_other_levels_are_visited_once(db):
@@ -130,7 +142,7 @@ def test_a_point_and_its_copies_at_other_levels_are_visited_once(db):
     steps: list[dict] = []
     question = "When was the lifeboat station founded?"
     GraphSearch(question, embedder.embed([question])[0], [graph], leaves, 2000,
-                DEFAULT.but(max_seconds=60, confidence=1.01, graph_seed_leaves=0), steps).run()
+                DEFAULT.but(max_seconds=60, confidence=1.01), steps).run()
     visited = [s["graph_node"] for s in steps if s["action"] == "add"]
     for ids in repeated:
         assert sum(1 for node_id in visited if node_id in ids) <= 1
@@ -159,7 +171,7 @@ def test_a_weakly_related_parent_does_not_pull_its_child_ahead_of_the_most_simil
     question = "What is the regatta trophy presented by the fishermen?"
     steps: list[dict] = []
     GraphSearch(question, embedder.embed([question])[0], [stored], tree_leaves, 2000,
-                DEFAULT.but(max_seconds=60, confidence=1.01, graph_seed_leaves=0), steps).run()
+                DEFAULT.but(max_seconds=60, confidence=1.01), steps).run()
     adds = [s["node"] for s in steps if s["action"] == "add"]
     assert adds[0] == trophy and adds.index(trophy) < adds.index(guildhall)
 

@@ -104,10 +104,10 @@ class SearchSettings:
     graph_max_nodes: int = tunable(
         16, "cap on the graph search's node-adding steps (points are one sentence each, so it takes more "
         "steps than the tree search)", SPOT)
-    graph_seed_leaves: int = tunable(
-        5, "the retrieval's best leaves (BM25 + cosine over the whole document, as the tree search's seeds) "
-        "that the graph search visits first, beside the top points; the graph's own picks follow (4, 6 and 8 "
-        "measured one L-Eval answer fewer of 24 tune questions, 0 two fewer)", TUNE)
+    graph_seed_share: float = tunable(
+        0.75, "the graph search first visits the retrieval's best leaves (BM25 + cosine over the whole "
+        "document, the tree search's seeds), best first, while they fit in this share of the budget; the "
+        "graph leads the rest", TUNE)
 
     # -- RDR2's router (ask/router.py) -----------------------------------------------------------
     router: str = tunable(
