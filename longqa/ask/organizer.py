@@ -87,10 +87,10 @@ class Planner:
         scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
         picks: list[Node] = []
         graph_outcome = None
-        if s.use_loop and s.search == "graph":
+        if s.use_loop and s.search in ("graph", "auto"):
             from longqa.ask.graph_search import search_graphs
 
-            graph_outcome = search_graphs(self, roots, budget)
+            graph_outcome = search_graphs(self, roots, budget, auto=s.search == "auto")
             if graph_outcome is not None:
                 picks = graph_outcome.picks
                 self.analysis.evidence = graph_outcome.sufficiency

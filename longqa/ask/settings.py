@@ -97,12 +97,17 @@ class SearchSettings:
         "is among the picks", SPOT)
 
     search: str = tunable(
-        "tree", "which search: tree (this loop over the document trees) or graph (GARLIC's best-first search "
+        "tree", "which search: tree (this loop over the document trees), graph (GARLIC's best-first search "
         "over the information-point graph of `ingest --graph`, ask/graph_search.py; a document without a "
-        "current graph falls back to tree)", "the user's choice (--search)")
+        "current graph falls back to tree) or auto (graph when every candidate document has a current "
+        "graph, else tree)", "the user's choice (--search)")
     graph_max_nodes: int = tunable(
         16, "cap on the graph search's node-adding steps (points are one sentence each, so it takes more "
         "steps than the tree search)", SPOT)
+    graph_seed_share: float = tunable(
+        0.75, "the graph search first visits the retrieval's best leaves (BM25 + cosine over the whole "
+        "document, the tree search's seeds), best first, while they fit in this share of the budget; the "
+        "graph leads the rest", TUNE)
 
     # -- RDR2's router (ask/router.py) -----------------------------------------------------------
     router: str = tunable(

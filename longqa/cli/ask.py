@@ -39,7 +39,8 @@ def ask(
                                help="RDR2's router picks each search step: auto (only when the model's measured "
                                     "router skill is above chance) | on | off."),
     search: str = typer.Option(SEARCH.search, "--search",
-                               help="tree | graph (the information-point graph of `ingest --graph`)."),
+                               help="tree | graph (the information-point graph of `ingest --graph`) | auto "
+                                    "(graph when every candidate document has one, else tree)."),
     context_only: bool = typer.Option(False, "--context-only", help="Print the cited context and stop."),
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
     explain: bool = typer.Option(False, "--explain", help="Scores, R_q and the path taken, on stderr."),
@@ -57,8 +58,8 @@ def ask(
     question, warnings = read_question(question)
     for warning in warnings:
         console_err().print(f"longqa: warning: {warning}", markup=False, highlight=False)
-    if search not in ("tree", "graph"):
-        raise typer.BadParameter("choose from tree, graph", param_hint="--search")
+    if search not in ("tree", "graph", "auto"):
+        raise typer.BadParameter("choose from tree, graph, auto", param_hint="--search")
     if retrieval not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
     if router not in ROUTER_MODES:
