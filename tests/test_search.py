@@ -144,6 +144,25 @@ def test_bridge_step_finds_the_article_that_shares_no_word_with_the_question(fil
     assert not [s for s in plain.steps if s["action"] == "bridge"]
 
 
+def test_what_a_bridge_query_found_fills_the_budget_after_the_loop(tmp_path, db_path):
+    """The second article sits in a document first-stage retrieval never chose; once a bridge hop
+    brought it in, its leaves keep the bridge query's scores when the rest of the budget is filled."""
+    people = "\n".join([
+        article("Lena Marsh", "Lena Marsh spent her childhood in Tromso, a small fishing port."),
+        article("Lena Marsh career", "Lena Marsh later taught at the Tromso film school for a decade."),
+        article("Ola Brandt", "Ola Brandt was a painter of coastal scenes."),
+    ])
+    db = build_store(db_path, {"films.md": films_corpus(), "people.md": people}, tmp_path)
+    question = "Where did the woman who directed Cold Harbour grow up?"
+    refined = make_pipeline(db, FakeGenerator(), budget=600, hop_after=1, max_nodes=2).retrieve_context(question)
+    assert [s["entity"] for s in refined.steps if s["action"] == "bridge"][:1] == ["Lena Marsh"]
+    assert stop_of(refined)["reason"] == "max nodes"
+    # the loop took the best leaf and the hop's best hit; the fill adds the other Lena Marsh leaf
+    assert "spent her childhood in Tromso" in refined.context
+    assert "taught at the Tromso film school" in refined.context
+    assert all(p.score > 0 for p in refined.passages if p.doc.startswith("Lena Marsh"))
+
+
 def test_leaf_after_the_best_hit_comes_in_through_the_frontier(filing_db):
     question = "What net revenue did Orion Foods report?"
     generator = FakeGenerator(choose=says("4,512"))

@@ -109,9 +109,11 @@ class Planner:
             roots = self.search.roots  # bridge hops may have added documents
             self.analysis.evidence = outcome.sufficiency
             self.analysis.decided_by["evidence"] = "model+rule" if skill.weight(generator, "sufficiency") > 0 else "rule"
-            if len(roots) > len(documents):  # bridge hops added documents: score their nodes too
+            if len(roots) > len(documents):  # bridge hops added documents
                 documents = self._documents(roots)
-                scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
+            if self.search_scores:  # what the bridge queries found counts when the budget is filled
+                scored = score_trees(roots, _combined(main_scores, sub_scores, self.search_scores), weights,
+                                     self.analysis.scope)
         timings["search"] = time.perf_counter() - tick
         tick = time.perf_counter()
         selection = select(roots, scored, budget, s.fill_floor, forced=picks)
