@@ -177,6 +177,23 @@ def test_leaf_after_the_best_hit_comes_in_through_the_frontier(filing_db):
     assert "4,512 million" not in greedy.context
 
 
+def test_the_fill_extends_a_pick_into_a_contiguous_run(filing_db):
+    """The loop stops at its first pick; the rest of the budget then goes to the leaves next to it
+    (the figures after the table's lead-in) rather than to distant leaves that share words."""
+    question = "What net revenue did Orion Foods report?"
+    def ask(weight):
+        return make_pipeline(filing_db, FakeGenerator(choose=says("Orion")), budget=150,
+                             fill_run_weight=weight).retrieve_context(question)
+    plain, runs = ask(0.0), ask(0.8)
+    for refined in (plain, runs):
+        assert len(adds(refined)) == 1 and stop_of(refined)["reason"] == "sufficient"
+        assert "set out in the next table" in refined.context
+    assert "4,512 million" not in plain.context
+    assert "4,512 million" in runs.context
+    lead, figures = (runs.context.index(t) for t in ("set out in the next table", "4,512 million"))
+    assert lead < figures  # in document order, one after the other
+
+
 def test_sub_questions_take_turns(tmp_path, db_path):
     db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
     refined = make_pipeline(db, FakeGenerator(choose=says("never")), budget=700, max_nodes=4).retrieve_context(

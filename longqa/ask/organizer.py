@@ -114,6 +114,10 @@ class Planner:
             if self.search_scores:  # what the bridge queries found counts when the budget is filled
                 scored = score_trees(roots, _combined(main_scores, sub_scores, self.search_scores), weights,
                                      self.analysis.scope)
+            for leaf_id, value in self.search.run_scores(s.fill_run_weight).items():
+                entry = scored.get(leaf_id)
+                if entry is not None and value > entry.score:
+                    entry.score = value
         timings["search"] = time.perf_counter() - tick
         tick = time.perf_counter()
         selection = select(roots, scored, budget, s.fill_floor, forced=picks)

@@ -62,6 +62,10 @@ class SearchSettings:
         "hits (False: the old behaviour, kept as an ablation)", "LongRefiner's local score as written")
     fill_floor: float = tunable(
         0.1, "nodes scoring under this × the best are never chosen, not even to fill the budget", SPOT)
+    fill_run_weight: float = tunable(
+        0.0, "when the rest of the budget is filled, the leaves before and after each search pick score "
+        "at least this × the pick's score (this² two leaves away), so a passage running over several "
+        "leaves stays contiguous (0: off)", TUNE)
 
     # -- the search loop (ask/search.py) -------------------------------------------------------
     use_loop: bool = tunable(True, "run the search loop (False: plain LongRefiner greedy selection, an ablation)",
