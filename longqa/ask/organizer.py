@@ -9,7 +9,9 @@
    suffices or a cap is hit, hopping through bridge entities for multi-bridge questions and
    giving each sub-question its own lane; precise mode retries with whole sections.
 4. What budget is left is filled with the best-scoring nodes (LongRefiner's greedy selection,
-   refine.select), so relevant material is never left out for lack of a step.
+   refine.select), so relevant material is never left out for lack of a step. Leaves found by
+   bridge queries keep their scores for it, and the leaves next to each pick inside its section
+   are scored up (Search.run_scores), so a passage running over several leaves stays whole.
 `use_loop=False` skips 3 (plain LongRefiner); `use_expansion=False` skips sub-questions and hops.
 """
 
