@@ -59,6 +59,17 @@ def test_relevance_needs_words_or_closeness(tmp_path, db_path):
     assert check(db, "Summarize the emergency work.", 0.1).found  # "summarize" is not a topic
 
 
+def test_a_subject_named_only_in_its_heading_is_relevant(tmp_path, db_path):
+    # Wikipedia-style articles name their subject in the heading and say "The river" after it.
+    river = "The river rises on the slopes of the Central Russian Upland and joins the Don west of the town of Liski. "
+    other = "The Barcoo is a watercourse of the Wooli catchment in northern New South Wales. "
+    articles = {"rivers.md": f"# Tikhaya Sosna River\n\n{river * 3}\n\n# Barcoo River\n\n{other * 3}\n"}
+    db = build_store(db_path, articles, tmp_path)
+    found = check(db, "Which town is west of the Tikhaya Sosna and the Don?", 0.1)
+    assert found.found and "tikhaya" not in found.missing and "sosna" not in found.missing
+    assert not check(db, "Which town is west of the Volga?", 0.1).found  # no heading or text says Volga
+
+
 def test_free_answers_stream_without_a_grammar_and_use_it_only_when_nothing_came():
     from longqa.ask.answer import stream_free
 

@@ -144,6 +144,25 @@ def test_bridge_step_finds_the_article_that_shares_no_word_with_the_question(fil
     assert not [s for s in plain.steps if s["action"] == "bridge"]
 
 
+def test_what_a_bridge_query_found_fills_the_budget_after_the_loop(tmp_path, db_path):
+    """The second article sits in a document first-stage retrieval never chose; once a bridge hop
+    brought it in, its leaves keep the bridge query's scores when the rest of the budget is filled."""
+    people = "\n".join([
+        article("Lena Marsh", "Lena Marsh spent her childhood in Tromso, a small fishing port."),
+        article("Lena Marsh career", "Lena Marsh later taught at the Tromso film school for a decade."),
+        article("Ola Brandt", "Ola Brandt was a painter of coastal scenes."),
+    ])
+    db = build_store(db_path, {"films.md": films_corpus(), "people.md": people}, tmp_path)
+    question = "Where did the woman who directed Cold Harbour grow up?"
+    refined = make_pipeline(db, FakeGenerator(), budget=600, hop_after=1, max_nodes=2).retrieve_context(question)
+    assert [s["entity"] for s in refined.steps if s["action"] == "bridge"][:1] == ["Lena Marsh"]
+    assert stop_of(refined)["reason"] == "max nodes"
+    # the loop took the best leaf and the hop's best hit; the fill adds the other Lena Marsh leaf
+    assert "spent her childhood in Tromso" in refined.context
+    assert "taught at the Tromso film school" in refined.context
+    assert all(p.score > 0 for p in refined.passages if p.doc.startswith("Lena Marsh"))
+
+
 def test_leaf_after_the_best_hit_comes_in_through_the_frontier(filing_db):
     question = "What net revenue did Orion Foods report?"
     generator = FakeGenerator(choose=says("4,512"))
@@ -156,6 +175,23 @@ def test_leaf_after_the_best_hit_comes_in_through_the_frontier(filing_db):
     # LongRefiner's greedy selection alone spends the same budget on leaves sharing words
     greedy = make_pipeline(filing_db, FakeGenerator(), budget=140, use_loop=False).retrieve_context(question)
     assert "4,512 million" not in greedy.context
+
+
+def test_the_fill_extends_a_pick_into_a_contiguous_run(filing_db):
+    """The loop stops at its first pick; the rest of the budget then goes to the leaves next to it
+    (the figures after the table's lead-in) rather than to distant leaves that share words."""
+    question = "What net revenue did Orion Foods report?"
+    def ask(weight):
+        return make_pipeline(filing_db, FakeGenerator(choose=says("Orion")), budget=150,
+                             fill_run_weight=weight).retrieve_context(question)
+    plain, runs = ask(0.0), ask(0.8)
+    for refined in (plain, runs):
+        assert len(adds(refined)) == 1 and stop_of(refined)["reason"] == "sufficient"
+        assert "set out in the next table" in refined.context
+    assert "4,512 million" not in plain.context
+    assert "4,512 million" in runs.context
+    lead, figures = (runs.context.index(t) for t in ("set out in the next table", "4,512 million"))
+    assert lead < figures  # in document order, one after the other
 
 
 def test_sub_questions_take_turns(tmp_path, db_path):

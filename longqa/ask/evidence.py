@@ -3,7 +3,7 @@ does the first retrieval already hold the answer (else the organizer widens the 
 
 Relevant at all, decided from retrieval evidence without the generator:
 - term coverage: the IDF-weighted share of the question's content words that occur in some leaf's
-  text. A question about "tungsten" asked of SEC filings keeps only generic words: low coverage.
+  text or section path (an article may name its subject only in its heading). A question about "tungsten" asked of SEC filings keeps only generic words: low coverage.
 - the best dense cosine between the question and any leaf.
 The store holds nothing relevant when BOTH are low. Either alone is too brittle: a paraphrase can
 miss the rare words yet sit close in embedding space; a question sharing a rare name with the

@@ -9,7 +9,9 @@
    suffices or a cap is hit, hopping through bridge entities for multi-bridge questions and
    giving each sub-question its own lane; precise mode retries with whole sections.
 4. What budget is left is filled with the best-scoring nodes (LongRefiner's greedy selection,
-   refine.select), so relevant material is never left out for lack of a step.
+   refine.select), so relevant material is never left out for lack of a step. Leaves found by
+   bridge queries keep their scores for it, and the leaves next to each pick inside its section
+   are scored up (Search.run_scores), so a passage running over several leaves stays whole.
 `use_loop=False` skips 3 (plain LongRefiner); `use_expansion=False` skips sub-questions and hops.
 """
 
@@ -109,9 +111,15 @@ class Planner:
             roots = self.search.roots  # bridge hops may have added documents
             self.analysis.evidence = outcome.sufficiency
             self.analysis.decided_by["evidence"] = "model+rule" if skill.weight(generator, "sufficiency") > 0 else "rule"
-            if len(roots) > len(documents):  # bridge hops added documents: score their nodes too
+            if len(roots) > len(documents):  # bridge hops added documents
                 documents = self._documents(roots)
-                scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
+            if self.search_scores:  # what the bridge queries found counts when the budget is filled
+                scored = score_trees(roots, _combined(main_scores, sub_scores, self.search_scores), weights,
+                                     self.analysis.scope)
+            for leaf_id, value in self.search.run_scores(s.fill_run_weight).items():
+                entry = scored.get(leaf_id)
+                if entry is not None and value > entry.score:
+                    entry.score = value
         timings["search"] = time.perf_counter() - tick
         tick = time.perf_counter()
         selection = select(roots, scored, budget, s.fill_floor, forced=picks)

@@ -252,6 +252,29 @@ class Search:
             own = self.scored[parent.id].score if parent.id in self.scored else 0.0
             lane.offer(parent, max(own, self.s.parent_weight * relevance), "parent")
 
+    def run_scores(self, weight: float, reach: int = 2) -> dict[int, float]:
+        """Leaves up to `reach` places after each picked leaf, inside its section, with
+        weight^distance x the pick's score (before it: also x previous_weight / neighbour_weight,
+        the loop's own proportion): the fill then extends each pick into a contiguous run of text.
+        Runs stop at the section's end: the next article or section is another passage."""
+        found: dict[int, float] = {}
+        if weight <= 0:
+            return found
+        back = self.s.previous_weight / self.s.neighbour_weight if self.s.neighbour_weight > 0 else 0.0
+        for pick in self.picks:
+            for leaf in (n for n in walk(pick) if n.is_leaf):
+                base = self.scored[leaf.id].score if leaf.id in self.scored else 0.0
+                section = self.parent_of.get(leaf.id)
+                for links, start in ((self.next_leaf, base), (self.prev_leaf, base * back)):
+                    node, value = leaf, start
+                    for _ in range(reach):
+                        node = links.get(node.id)
+                        value *= weight
+                        if node is None or node.id in self.taken or self.parent_of.get(node.id) is not section:
+                            break
+                        found[node.id] = max(found.get(node.id, 0.0), value)
+        return found
+
     # -- RDR2's router ---------------------------------------------------------------------
     def _route(self, turn: int) -> router.Action:
         """Ask the router for one move on the selected nodes and the best frontier nodes that still

@@ -49,10 +49,13 @@ def search(
 
 
 def matched_terms(db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None) -> dict[str, int]:
-    """For each content term of `question`, how many leaves contain it (0 = the store never says it;
-    counting stops at 1000). The lexical half of the "nothing relevant" decision."""
-    # Only the text column: a term that appears solely in titles is not evidence of content.
-    return {term: fts.leaves_matching(db, f'text : "{term}"', doc_ids, RETRIEVAL.term_count_cap)
+    """For each content term of `question`, how many leaves hold it in their text or section path
+    (0 = the store never says it; counting stops at 1000). The lexical half of the "nothing
+    relevant" decision."""
+    # A leaf's text and its section path: an article often names its subject only in its heading
+    # ("# Tikhaya Sosna River" over "The river has its sources ..."); the title column (empty for
+    # leaves) is left out.
+    return {term: fts.leaves_matching(db, f'{{path text}} : "{term}"', doc_ids, RETRIEVAL.term_count_cap)
             for term in content_terms(question)[:32]}
 
 
