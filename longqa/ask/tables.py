@@ -263,18 +263,23 @@ def _ranked(rows: list[_Row], wanted: list[str], sentences: list[Sentence], need
             full: bool = False) -> list[_Row]:
     """Rows whose label holds at least MIN_LABEL_MATCH of `wanted` (all of it with `full`), the
     best first; only the rows as good as the best one (same share, same number of other words)
-    are kept, in the order retrieval ranked their passages. With `need_context`, a wanted word
-    missing from the label must stand in the prose of the row's passage."""
+    are kept, in the order retrieval ranked their passages. With `need_context`, words that the
+    table's caption states ("Net sales of products by category ...") need not stand in the label
+    (the row is then "Cheese"), and a wanted word missing from the label must stand in the prose
+    of the row's passage."""
     scored = []
     prose: dict[int, set[str]] = {}
     for row in rows:
         if row.cells is None or not row.cells:
             continue
-        hits = [t for t in wanted if t in row.terms]
-        share = len(hits) / len(wanted)
+        own = wanted
+        if need_context:
+            caption = _caption_terms(sentences, row.index)
+            own = [t for t in wanted if t not in caption] or wanted
+        share = sum(1 for t in own if t in row.terms) / len(own)
         if share < (1.0 if full else MIN_LABEL_MATCH):
             continue
-        if need_context and share < 1.0:
+        if need_context and any(t not in row.terms for t in wanted):
             key = id(row.sentence.passage)
             if key not in prose:
                 prose[key] = _prose_terms(row.sentence, sentences)
@@ -295,6 +300,22 @@ def _prose_terms(row: Sentence, sentences: list[Sentence]) -> set[str]:
     text = " ".join([passage.doc, passage.section] + [s.text for s in sentences
                                                       if s.passage is passage and " | " not in s.text])
     return set(content_terms(text))
+
+
+def _caption_terms(sentences: list[Sentence], row_index: int) -> set[str]:
+    """Content words of the prose line right above the row's table (above its year header)."""
+    found = _header(sentences, row_index)
+    if found is None:
+        return set()
+    at = found[0].order
+    passage = sentences[row_index].passage
+    for sentence in reversed(sentences[max(0, row_index - HEADER_LOOKBACK):row_index]):
+        if sentence.order >= at or " | " in sentence.text:
+            continue
+        if sentence.passage is not passage:
+            break
+        return {t for t in content_terms(sentence.text) if t not in _NOT_LABEL}
+    return set()
 
 
 def _read(sentences: list[Sentence], row: _Row, years: list[str],
