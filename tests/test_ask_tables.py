@@ -177,3 +177,12 @@ def test_the_answer_stage_quotes_the_header_and_both_rows_verbatim(tmp_path):
     for quote in result.quotes:
         stored = db.execute("SELECT text FROM nodes WHERE id = ?", [quote.node_id]).fetchone()[0]
         assert stored[quote.char_start:quote.char_end] == quote.text
+
+
+def test_a_header_with_columns_between_its_years_is_not_read():
+    # the share column has no "%" in its cells: taking the first two figures would read 45.2 as 2018's
+    table = ("Revenue by segment:\n2019 | % of total | 2018 | % of total\n"
+             "Net revenue | 1,200 | 45.2 | 1,100 | 44.0\nTotal | 2,655 | 100.0 | 2,500 | 100.0")
+    assert answer("What is the average net revenue for 2018 and 2019?", (table, 0.9)) is None
+    plain = "Revenue by segment:\nFiscal 2019 | Fiscal 2018 | Change\nNet revenue | 1,200 | 1,100 | 100"
+    assert answer("What is the average net revenue for 2018 and 2019?", (plain, 0.9)).text == "1,150"

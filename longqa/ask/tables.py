@@ -57,6 +57,9 @@ _NOT_LABEL = {"average", "mean", "change", "difference", "increase", "decrease",
               "thousand", "thousands", "billion", "billions", "dollars", "rate"}
 MIN_LABEL_MATCH = ANSWER.min_label_match  # tunables: ask/settings.py AnswerSettings
 HEADER_LOOKBACK = ANSWER.header_lookback
+# What may stand between two years of a header: separators and the words of a period
+_PERIOD_WORDS = re.compile(r"(?:[\s|,]|fiscal|fy|years?|ended|as of|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+                           r"[a-z]*\.?|\d{1,2}\b)*", re.I)
 PROSE_WORDS = 8  # a line without cells and longer than this is prose: the table has ended
 
 
@@ -371,9 +374,11 @@ def _header(sentences: list[Sentence], row_index: int) -> tuple[Sentence, list[s
             return None
         text = sentence.text
         if _is_year_header(text):
-            years = _YEAR.findall(text)
-            after = text[text.rfind(years[-1]) + len(years[-1]):]
-            return sentence, years, bool(re.search(r"[^\s|]", after))
+            marks = list(_YEAR.finditer(text))
+            between = [text[a.end():b.start()] for a, b in zip(marks, marks[1:])]
+            if any(not _PERIOD_WORDS.fullmatch(gap) for gap in between):
+                return None  # "2019 | % of total | 2018": columns between the years, not one per year
+            return sentence, [m.group() for m in marks], bool(re.search(r"[^\s|]", text[marks[-1].end():]))
         if " | " not in text:
             if len(text.split()) > PROSE_WORDS:
                 return None  # prose: the table ended above
