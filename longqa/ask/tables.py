@@ -128,10 +128,10 @@ def compute(question: str, sentences: list[Sentence]) -> Computed | None:
     rows = [_row(i, s) for i, s in enumerate(sentences) if " | " in s.text]
     if op == "share":
         part, whole = _share_phrases(question)
-        return _two_rows(op, sentences, rows, part, whole, years[0], question)
+        return _two_rows(op, sentences, rows, part, whole, years[0])
     if op == "difference":
         a, b = _between_phrases(question)
-        return _two_rows(op, sentences, rows, a, b, years[0], question)
+        return _two_rows(op, sentences, rows, a, b, years[0])
     wanted = _wanted(question)
     if not wanted:
         return None
@@ -169,8 +169,8 @@ def _result(op: str, used: list[tuple[str, _Cell]], years: list[str], row: _Row,
     return Computed(text, op, row.sentence, header, [(y, cell.text) for y, cell in used])
 
 
-def _two_rows(op: str, sentences: list[Sentence], rows: list[_Row], first: str, second: str, year: str,
-              question: str) -> Computed | None:
+def _two_rows(op: str, sentences: list[Sentence], rows: list[_Row], first: str, second: str,
+              year: str) -> Computed | None:
     """A difference (first - second) or a share (first / second, as a percentage) of two rows of
     one table, in the column of `year`. Each phrase must name its row with all its words."""
     a_terms, b_terms = _wanted(first), _wanted(second)
