@@ -118,7 +118,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     computed = tables.compute(question, sentences or focused)
     if computed is not None:
         shown = ", ".join(f"{year}: {cell.strip()}" for year, cell in computed.cells)
-        grounding = Grounding(mode="computed", quotes=[quote_of(computed.header), quote_of(computed.row)],
+        grounding = Grounding(mode="computed", quotes=[quote_of(s) for s in computed.sources],
                               candidates=[{"text": computed.text, "kind": computed.operation, "prior": 1.0,
                                            "model": 0.0, "score": 1.0, "cells": shown}], focused=focused)
         return f"{computed.text} [{computed.row.passage.n}]", grounding
