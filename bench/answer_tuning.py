@@ -98,7 +98,7 @@ def main() -> None:
     def recording(generator, question, *rest, **kwargs):
         text, grounding = choose_short(generator, question, *rest, **kwargs)
         chosen[" ".join(question.split())] = {"draft": grounding.draft, "mode": grounding.mode,
-                            "candidates": [(c["text"], c["score"]) for c in grounding.candidates[:4]]}
+                            "candidates": [(c["text"], c["score"], c["model"], c["prior"]) for c in grounding.candidates[:8]]}
         return text, grounding
 
     grounded.choose_short = recording
