@@ -66,7 +66,8 @@ def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float
     # questions that describe what they ask through ("the state whose ...", "the county in which
     # ..."): on others the first hop's sentence often holds the answer itself (tune half: 5 of 5
     # gains were such questions, 3 of 4 losses were not).
-    hop = (qtype == "multi-bridge" or rules.is_bridged(question)) and not letters and not long_form and spans.wanted(question) not in ("sentence", "yesno")
+    hop = ((qtype == "multi-bridge" or rules.is_bridged(question)) and not letters and not long_form
+           and spans.wanted(question) not in ("sentence", "yesno"))
     bridges = hops.second_hop(spans.question_core(question), found, embedder) if hop else []
     chosen = focus.select(found, focus.SPREAD_TOKENS if long_form else focus.FOCUS_TOKENS, spread=long_form)
     text = focus.render(chosen)

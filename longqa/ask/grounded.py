@@ -139,6 +139,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     stems = _question_stems(question)
     head = spans.head_noun(question)
     bridge_words = [set(words(entity)) for entity in bridges]
+    bridge_own = set().union(*bridge_words) - STOPWORDS
     draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
     pool: dict[str, _Candidate] = {}
 
@@ -161,7 +162,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 offer(text, "option", support, 1.0 + (0.3 if support else 0.0) + won)
         for sentence in ranked:
             near_words = _question_words(stems, sentence.text)
-            mentions = _mentions(bridge_words, sentence.text)
+            mentions = _mentions(bridge_own, sentence.text)
             for span in spans.candidates(sentence.text):
                 span = spans.year_of(span, question)
                 prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
@@ -206,9 +207,10 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
 
 
-def _mentions(bridge_words: list[set[str]], sentence: str) -> list[tuple[int, int]]:
-    """Character spans of the sentence's words that belong to a bridge entity's own words."""
-    own = set().union(*bridge_words) - STOPWORDS if bridge_words else set()
+def _mentions(own: set[str], sentence: str) -> list[tuple[int, int]]:
+    """Character spans of the sentence's words that are bridge entities' own words (`own`)."""
+    if not own:
+        return []
     return [(m.start(), m.end()) for m in re.finditer(r"[^\W_]+", sentence) if m.group().lower() in own]
 
 
@@ -234,7 +236,6 @@ def _is_bridge(text: str, bridge_words: list[set[str]]) -> bool:
 
 _EARLIER = re.compile(r"\b(?:older|oldest|earlier|earliest|first|before|sooner)\b", re.I)
 _LATER = re.compile(r"\b(?:younger|youngest|later|latest|newer|newest|more recent|most recent|after)\b", re.I)
-_YEAR = re.compile(r"\b(1[0-9]\d\d|20\d\d)\b")
 
 
 def _by_dates(question: str, options: list[str], sentences: list[focus.Sentence]) -> dict:
@@ -268,8 +269,8 @@ def _year_after(option: str, text: str) -> int | None:
     """The first year stated at or after the option's first word in `text`."""
     first = option.split()[0].lower() if option.split() else ""
     at = text.lower().find(first) if first else -1
-    match = _YEAR.search(text, at) if at >= 0 else None
-    return int(match.group(1)) if match else None
+    match = spans.YEAR.search(text, at) if at >= 0 else None
+    return int(match.group()) if match else None
 
 
 def _calibrated_verdict(generator, question: str, shortlist: list[_Candidate], probabilities: list[float]) -> list[float]:

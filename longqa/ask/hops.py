@@ -46,6 +46,7 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
         return []
     asked_terms = set(content_terms(question))
     bags = [set(content_terms(s.text)) for s in found]
+    said = [set(words(s.text)) for s in found]  # every word, for naming an entity
     idf = {t: math.log(1 + len(found) / (1 + sum(1 for bag in bags if t in bag))) for t in asked_terms}
     best = sorted(range(len(found)), key=lambda i: -found[i].score)[:HOP_FIRST]
     named = [name for name, _, _ in bridge_names(question) if len(name) > 2]
@@ -63,8 +64,8 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
             continue
         entities.append(entity)
         naming = {}
-        for i, sentence in enumerate(found):
-            share = len(own & set(words(sentence.text))) / len(own)
+        for i in range(len(found)):
+            share = len(own & said[i]) / len(own)
             if i != first and share >= 0.5:  # "Young" names "Neil Young"
                 naming[i] = share
         relevance = _relevance(f"{entity} {' '.join(sorted(unsaid))}", unsaid, naming, found, bags, embedder)

@@ -29,12 +29,19 @@ _COMPARISON = re.compile(
 )
 # "X or Y?" between two capitalised names: "Which magazine came first, Arthur's Magazine or First for Women?"
 _NAMED_ALTERNATIVES = re.compile(r"[A-Z][\w'’.&-]*(?:\s+[\w'’.&-]+){0,5}\s+or\s+[A-Z][\w'’.&-]*")
-# A noun picked out by a relative clause or a chain of "of the": "the director of the film that ..."
-_BRIDGE = re.compile(
-    r"\b(?:the|a|an)\s+(?:[a-z-]+\s+){0,2}(?:who|whom|whose|that|which|where|when)\s+\w+|"
-    r"\bof\s+the\s+[a-z]+\s+(?:of|in|for|from)\s+(?:the\s+)?\w+|"
-    r"\w+['’]s\s+\w+['’]s\b",
-)
+
+
+def _described(word: str) -> re.Pattern:
+    """A noun picked out by a relative clause or a chain of "of the" ("the director of the film
+    that ..."), the words before the relative pronoun matching `word`."""
+    return re.compile(
+        rf"\b(?:the|a|an)\s+(?:{word}\s+){{0,2}}(?:who|whom|whose|that|which|where|when)\s+\w+|"
+        r"\bof\s+the\s+[a-z]+\s+(?:of|in|for|from)\s+(?:the\s+)?\w+|"
+        r"\w+['’]s\s+\w+['’]s\b",
+    )
+
+
+_BRIDGE = _described("[a-z-]+")
 _ABSTRACTIVE = re.compile(
     r"\b(how (?:does|do|did|is|are|was|were)|discuss|key (?:finding|point|takeaway|risk)s?|purpose|"
     r"nature|approach|impact|role|implications?|significance|agenda)\b",
@@ -54,7 +61,7 @@ _PROPER_NOUN = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-zA-Z]+")
 # The same nested description, its words capitalised or not ("the King who made ..."): what the
 # answer stage's second hop looks for, whatever type the question was given first ("how many
 # stores are in the state where ..." is arithmetic and bridged).
-_BRIDGED = re.compile(_BRIDGE.pattern.replace("(?:[a-z-]+\\s+){0,2}", "(?:[A-Za-z-]+\\s+){0,2}"))
+_BRIDGED = _described("[A-Za-z-]+")
 
 
 def is_bridged(question: str) -> bool:

@@ -208,10 +208,11 @@ def candidates(sentence: str) -> list[Span]:
     for m in _NAME.finditer(sentence):
         if m.group().lower() not in STOPWORDS:
             add(m.start(), m.end(), "name")
-            # "Neil Young and Astrid Young": each name is a candidate of its own
-            for part in re.finditer(r"(?:(?<=^)|(?<= and ))(?:(?! and ).)+", m.group()):
-                if part.end() - part.start() < m.end() - m.start():
-                    add(m.start() + part.start(), m.start() + part.end(), "name")
+            if " and " in m.group():  # "Neil Young and Astrid Young": each name on its own too
+                at = m.start()
+                for part in m.group().split(" and "):
+                    add(at, at + len(part), "name")
+                    at += len(part) + len(" and ")
     for start, end in _phrases(sentence):
         if any(ch.isalpha() for ch in sentence[start:end]):  # figures are quantities or nothing
             add(start, end, "phrase")
@@ -289,14 +290,14 @@ def names_head(span: Span, head: str | None) -> bool:
 
 
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b", re.I)
-_YEAR_IN = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
+YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")  # a year from 1000 to 2099
 
 
 def year_of(span: Span, question: str) -> Span:
     """For "in what year ...", a date's year alone ("2019" of "December 31, 2019")."""
     if span.kind != "date" or not _ASKS_YEAR.search(question):
         return span
-    match = _YEAR_IN.search(span.text)
+    match = YEAR.search(span.text)
     if match is None or match.group() == span.text:
         return span
     start = span.start + match.start() if span.start >= 0 else -1
