@@ -97,8 +97,10 @@ def main() -> None:
 
     def recording(generator, question, *rest, **kwargs):
         text, grounding = choose_short(generator, question, *rest, **kwargs)
+        best = sorted(grounding.focused or [], key=lambda s: -s.score)[:3]
         chosen[" ".join(question.split())] = {"draft": grounding.draft, "mode": grounding.mode,
-                            "candidates": [(c["text"], c["score"], c["model"], c["prior"]) for c in grounding.candidates[:8]]}
+                            "candidates": [(c["text"], c["score"], c["model"], c["prior"]) for c in grounding.candidates[:8]],
+                            "sentences": [" ".join(s.text.split()) for s in best]}
         return text, grounding
 
     grounded.choose_short = recording

@@ -102,3 +102,28 @@ def test_arxiv_paper_and_hotpot_articles(tmp_path, evaldata, models):
     assert "Kay Hanley" in text and "Screaming Trees" in text
     absent = pipeline.answer("What is the recommended dose of ibuprofen for a child?")
     assert absent.answer is None and not absent.refined.found
+
+
+def test_second_hop_takes_the_name_of_the_kind_the_question_describes(tmp_path, models):
+    # "the state where Pocahontas Mounds is located": the first hop is the sentence naming the
+    # question's rarest name (not one naming "United States"), and of its names the bridge is the
+    # one MiniLM places nearest to "state" — Mississippi, not Hinds County or the culture's name.
+    from longqa.ask import focus, hops, rules
+
+    _, embedder = models
+    doc = tmp_path / "mounds.md"
+    doc.write_text(
+        "# Pocahontas Mounds\n\nPocahontas Mounds is an archaeological site from the Plaquemine Mississippian "
+        "culture in Hinds County, Mississippi, dating from 800 to 1300 CE.\n\n"
+        "# Oath\n\nThe oath must be taken by all immigrants who wish to become United States citizens. "
+        "The United States has fifty states. Mound sites are found across the United States.\n\n"
+        "# Statehood\n\nOn Dec. 10, 1817, the western portion of the territory became the State of Mississippi.\n")
+    db = ingest(tmp_path / "mounds.db", [doc], embedder)
+    question = "When did the state where Pocahontas Mounds is located become part of the United States?"
+    assert rules.described_heads(question) == ["state"]
+    assert rules.described_heads("Who is the sibling of the performer of Decade?") == ["performer"]
+    refined = Pipeline(db, None, embedder, budget=2000).retrieve_context(question)
+    found = focus.context_sentences(refined.passages)
+    focus.score(question, found, embedder)
+    assert hops.second_hop(question, found, embedder)[0] == "Mississippi"
+    assert "1817" in max(found, key=lambda s: s.score).text

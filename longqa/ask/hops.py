@@ -4,9 +4,10 @@
 album by Neil Young"; the answer sits in a sentence that names Neil Young and few of the
 question's words ("... the father of musicians Neil Young and Astrid Young"), so the question's
 words alone rank it far down. Once sentences are scored against the question (focus.score):
-1. the first hop is the sentence that holds the question's rarest words (IDF over the context's
-   sentences), among the best-scored ones: the name the question starts from ("Decade",
-   "Clonbrook") is what makes a sentence the first hop, not common words ("performance");
+1. the first hop is the sentence, among the best-scored ones, that names the question's rarest
+   name, then holds its rarest words (IDF over the context's sentences): the name the question
+   starts from ("Decade", "Pocahontas Mounds") makes a sentence the first hop, not a common name
+   ("United States") or common words ("performance");
 2. its bridge entities are the names it holds that the question does not say
    (bridge.bridge_entities, the rule the search's bridge step uses);
 3. the question words it leaves unsaid ("sibling", "performer") are what the second hop says;
@@ -22,6 +23,7 @@ import math
 
 import numpy as np
 
+from longqa.ask import rules
 from longqa.ask.bridge import bridge_entities
 from longqa.ask.bridge import names as bridge_names
 from longqa.ask.settings import ANSWER
@@ -31,6 +33,8 @@ HOP_WEIGHT = ANSWER.hop_weight  # tunables: ask/settings.py AnswerSettings
 HOP_FIRST = ANSWER.hop_first
 HOP_ENTITIES = ANSWER.hop_entities
 HOP_UNSAID = ANSWER.hop_unsaid
+HOP_POOL = ANSWER.hop_pool
+HOP_TYPE = ANSWER.hop_type
 DENSE_TOP = ANSWER.dense_top
 
 
@@ -49,8 +53,11 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
     said = [set(words(s.text)) for s in found]  # every word, for naming an entity
     idf = {t: math.log(1 + len(found) / (1 + sum(1 for bag in bags if t in bag))) for t in asked_terms}
     best = sorted(range(len(found)), key=lambda i: -found[i].score)[:HOP_FIRST]
-    named = [name for name, _, _ in bridge_names(question) if len(name) > 2]
-    first = max(best, key=lambda i: (any(name in found[i].text for name in named),
+    # The first hop names what the question starts from: of the names the question says, the rarest
+    # ("Pocahontas Mounds", not "United States" in "... become part of the United States").
+    named = {name: sum(idf.get(t, 0.0) for t in content_terms(name))
+             for name, _, _ in bridge_names(question) if len(name) > 2}
+    first = max(best, key=lambda i: (max((w for name, w in named.items() if name in found[i].text), default=0.0),
                                      sum(idf[t] for t in asked_terms & bags[i]), found[i].score))
     unsaid = asked_terms - bags[first]
     if not unsaid:  # the first hop's sentence says it all: no second hop
@@ -58,7 +65,8 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
     asked_words = set(words(question))
     entities: list[str] = []
     boosts: dict[int, float] = {}
-    for entity, _ in bridge_entities(question, [found[first].text], limit=HOP_ENTITIES, weights=idf):
+    picked = bridge_entities(question, [found[first].text], limit=HOP_POOL, weights=idf)
+    for entity, _ in _typed(picked, rules.described_heads(question), embedder)[:HOP_ENTITIES]:
         own = {w for w in words(entity) if w not in STOPWORDS} - asked_words
         if not own:
             continue
@@ -75,6 +83,18 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
     for i, boost in boosts.items():
         found[i].score += boost
     return entities
+
+
+def _typed(picked: list[tuple[str, str]], heads: list[str], embedder) -> list[tuple[str, str]]:
+    """The first hop's names re-ranked by what the question says its bridge is ("the state where
+    ..." → Mississippi before Hinds County): cosine of each name to the described nouns, against
+    HOP_TYPE x its rank by the words rule."""
+    if embedder is None or not heads or len(picked) < 2 or HOP_TYPE <= 0:
+        return picked
+    vectors = np.asarray(embedder.embed(heads + [name for name, _ in picked]))
+    fit = (vectors[len(heads):] @ vectors[:len(heads)].T).max(axis=1)
+    order = sorted(range(len(picked)), key=lambda i: -(float(fit[i]) - HOP_TYPE * i))
+    return [picked[i] for i in order]
 
 
 def _relevance(query: str, unsaid: set[str], naming: dict[int, float], found: list, bags: list[set[str]],

@@ -64,6 +64,24 @@ _PROPER_NOUN = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-zA-Z]+")
 _BRIDGED = _described("[A-Za-z-]+")
 
 
+_DESCRIBED_HEAD = re.compile(
+    r"\b(?:the|a|an)\s+([a-z][a-z-]+)\s+(?:who|whom|whose|that|which|where|when|in which|of|from which)\b",
+    re.IGNORECASE)
+
+
+_ASKS_FOR = re.compile(r"^\s*(?:who|what|which)\s+(?:is|was|are|were)\s*$", re.IGNORECASE)
+
+
+def described_heads(question: str) -> list[str]:
+    """The nouns a question describes its bridges by ("the state where ...", "the performer of
+    ...") innermost last: what kind of thing each hop's entity is."""
+    found = [m for m in _DESCRIBED_HEAD.finditer(question)
+             if m.group(1).lower() not in ("name", "one", "same", "first", "last", "end", "rest")]
+    if found and _ASKS_FOR.match(question[:found[0].start()]):  # "Who is the sibling of ...": the answer
+        found = found[1:]
+    return [m.group(1).lower() for m in found]
+
+
 def is_bridged(question: str) -> bool:
     """The question reaches its answer through something it only describes."""
     return bool(_BRIDGED.search(question))

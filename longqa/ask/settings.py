@@ -173,6 +173,10 @@ class AnswerSettings:
     hop_first: int = tunable(8, "best sentences searched for the first hop (the one holding the question's names, "
         "then its rarest words)", SPOT)
     hop_entities: int = tunable(2, "bridge entities taken from the first hop", SPOT)
+    hop_pool: int = tunable(6, "names of the first hop re-ranked by the bridge's described noun", SPOT)
+    hop_type: float = tunable(
+        0.05, "a name's rank step against its cosine to the noun the question describes its bridge by "
+        "(\"the state where ...\"); 0 keeps the words rule's order", SPOT)
     hop_unsaid: float = tunable(
         1.0, "extra share of the hop bonus for holding the question words the first hop leaves unsaid", SPOT)
     # -- span choice (ask/grounded.py, ask/spans.py) ---------------------------------------------
