@@ -221,6 +221,20 @@ def test_highlight_questions_quote_the_best_sentence(power_db):
     assert result.answer.startswith(" ".join(quote.text.split())) and "diesel" in quote.text
 
 
+def test_the_model_chooses_among_the_best_sentences_to_quote(power_db):
+    # The generator's probability of copying each of the best three sentences counts beside their
+    # scores: a model that clearly prefers the runner-up quotes it.
+    question = "Highlight the parts (if any) of this manual related to the diesel generators and the fuel store."
+    plain = make_pipeline(power_db, FakeGenerator()).answer(question)
+    shown = [c["text"] for c in plain.grounding.candidates]
+    assert 2 <= len(shown) <= grounded.SENTENCE_CHOICES
+    runner_up = " " + " ".join(shown[1].split())
+    chooser = FakeGenerator(choose=lambda prompt, labels: runner_up if runner_up in labels else None)
+    result = make_pipeline(power_db, chooser).answer(question)
+    assert result.answer.startswith(runner_up.strip()), result.grounding.candidates
+    assert result.quotes[0].text == shown[1]
+
+
 def test_date_comparisons_between_two_options_follow_the_stated_years(tmp_path):
     doc = ("# Coaches\n\nJerry Glanville (born October 14, 1941) is a former American football coach.\n\n"
            "# Players\n\nKeith Bostic (born January 17, 1961) is a former American football safety.\n")

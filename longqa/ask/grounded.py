@@ -38,6 +38,9 @@ STEM_CHARS = ANSWER.stem_chars
 STEM_ONLY = ANSWER.stem_only
 W_UNRELATED = ANSWER.w_unrelated
 W_MODEL = ANSWER.w_model
+SENTENCE_CHOICES = ANSWER.sentence_choices
+SENTENCE_TOKENS = ANSWER.sentence_tokens
+W_SENTENCE_MODEL = ANSWER.w_sentence_model
 W_DRAFT = ANSWER.w_draft
 W_COMPARE = ANSWER.w_compare
 W_HEAD = ANSWER.w_head
@@ -124,10 +127,17 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         return f"{computed.text} [{computed.row.passage.n}]", grounding
     want = spans.wanted(question)
     if want == "sentence" and focused:  # "Highlight the parts of this contract ...": quote, don't pick a span
-        best = max(focused, key=lambda s: s.score)
+        # The best few sentences by score, and the model's reading of which one answers: its
+        # probability of copying each one after the question (a whole sentence, not a span).
+        top = sorted(focused, key=lambda s: -s.score)[:SENTENCE_CHOICES]
+        probabilities = _model_probabilities(generator, prompt, [" ".join(s.text.split()) for s in top],
+                                             max_tokens=SENTENCE_TOKENS) if len(top) > 1 else [0.0]
+        scored = [(s.score / (top[0].score or 1.0) + W_SENTENCE_MODEL * p, s, p) for s, p in zip(top, probabilities)]
+        scored.sort(key=lambda x: -x[0])
+        best = scored[0][1]
         grounding = Grounding(mode="sentence", quotes=[quote_of(best)], focused=focused,
-                              candidates=[{"text": best.text, "kind": "sentence", "prior": round(best.score, 4),
-                                           "model": 0.0, "score": round(best.score, 4)}])
+                              candidates=[{"text": s.text, "kind": "sentence", "prior": round(s.score, 4),
+                                           "model": round(p, 4), "score": round(final, 4)} for final, s, p in scored])
         return f"{' '.join(best.text.split())} [{best.passage.n}]", grounding
     ranked = sorted(focused, key=lambda s: -s.score)[:CANDIDATE_SENTENCES]
     best_score = max((s.score for s in ranked), default=0.0) or 1.0
@@ -352,14 +362,14 @@ def _choose_letter(generator, question, letters, focused, prompt) -> tuple[str, 
     return winner.text, grounding
 
 
-def _model_probabilities(generator, prompt: str, options: list[str]) -> list[float]:
+def _model_probabilities(generator, prompt: str, options: list[str], max_tokens: int | None = None) -> list[float]:
     """The generator's distribution over `options` as continuations of `prompt` (sums to 1)."""
     if generator is None or not options:
         return [0.0] * len(options)
     continuations = [" " + option for option in options]
     scorer = getattr(generator, "option_logprobs", None)
     if scorer is not None:
-        logprobs = scorer(prompt, continuations, max_tokens=MAX_OPTION_TOKENS)
+        logprobs = scorer(prompt, continuations, max_tokens=max_tokens or MAX_OPTION_TOKENS)
     else:  # servers and test fakes: label probabilities (first token, or the whole label)
         probs = generator.label_probs(prompt, continuations)
         logprobs = [math.log(max(probs.get(c, 0.0), 1e-12)) for c in continuations]

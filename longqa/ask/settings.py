@@ -181,6 +181,10 @@ class AnswerSettings:
         1.0, "extra share of the hop bonus for holding the question words the first hop leaves unsaid", SPOT)
     # -- span choice (ask/grounded.py, ask/spans.py) ---------------------------------------------
     max_candidates: int = tunable(8, "answer spans scored by the model (each costs a few decodes)", SPOT)
+    sentence_choices: int = tunable(3, "best sentences the model chooses among when the answer is a sentence", SPOT)
+    sentence_tokens: int = tunable(24, "a sentence is scored by the model on at most its first tokens", SPOT)
+    w_sentence_model: float = tunable(
+        1.0, "weight of the model's probability of copying a sentence against its score / the best's", SPOT)
     candidate_sentences: int = tunable(10, "best focused sentences that candidate spans come from", SPOT)
     max_option_tokens: int = tunable(8, "a candidate is scored by the model on at most its first tokens", SPOT)
     span_weights: tuple = tunable(
