@@ -104,6 +104,20 @@ def test_a_table_between_paragraphs_of_one_topic_opens_no_section():
     assert off == blind
 
 
+def test_a_passed_over_run_that_begins_mid_sentence_moves_the_start_after_it():
+    """A footnote in small print that ends a paragraph cut by a page break: the topic changes
+    across it, and the section starts after it, not at its first (mid-sentence) unit."""
+    footnote = ("of the hive, as the older studies had it. 1 Counts made by the county beekeeping society "
+                "between 1990 and 2010, published in its yearly bulletin.")
+    texts = [BEES[0], BEES[1], footnote, VOLCANOES[0], VOLCANOES[1]]
+    bee, volcano = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
+    vectors = np.array([bee, bee, [0.0, 0.0, 1.0], volcano, volcano], dtype=np.float32)
+    settings = BoundarySettings()
+    gaps = gap_scores(vectors, texts, settings, shapes=[PROSE, PROSE, SMALL, PROSE, PROSE])
+    assert gaps.continuation.tolist() == [False, True, False, False]
+    assert section_plan(gaps, [90] * 5, settings) == [(0, 1), (3, 1)]
+
+
 def test_nothing_starts_inside_a_long_reference_list_and_its_start_is_a_section():
     texts = [*BEES, *REFERENCES[:8]]
     shapes = unit_shapes(texts)

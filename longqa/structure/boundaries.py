@@ -209,13 +209,16 @@ def gap_scores(
         None if vectors is None else vectors[seen], [texts[u] for u in seen], settings)
     # A gap of the units read stands for the gap before the first unit it passes over (a figure
     # and its caption, a table, a formula: in a page's flow they open the part they illustrate
-    # as often as they close one; 300 characters either way is the benchmark's tolerance).
+    # as often as they close one; 300 characters either way is the benchmark's tolerance), or
+    # for the gap after them where the first begins mid-sentence (the end of a cut paragraph).
     score = np.full(gaps, -np.inf)
     cosine = np.ones(gaps)
     unrelated = np.zeros(gaps, dtype=bool)
     for j in range(1, len(seen)):
         before, after = seen[j - 1], seen[j]
         g = before + 1  # the unit that would open a section
+        if g < after and continuation[g - 1]:
+            g = after
         if continuation[after - 1]:
             continue  # the text after the display goes on with the sentence before it
         broke = bool(pages) and pages[after][0] != pages[before][1]
