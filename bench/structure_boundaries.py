@@ -88,13 +88,17 @@ def plan_starts(units, plan) -> list[tuple[int, int, str]]:
 
 
 def cues(case: KnownDocument, options: StructureOptions) -> str:
-    """The wording and layout cues boundaries.py reads in a document (unit_cues.py), for the log."""
+    """The wording, layout and shape cues boundaries.py reads in a document (unit_cues.py,
+    unit_shape.py), for the log."""
     body, units, _ = paragraph_units(case.doc, options.unit_min_tokens, options.unit_max_tokens)
     texts = [body[u.start : u.end] for u in units]
-    gaps = gap_scores(None, texts, options.boundaries, unit_pages(units), shapes_of(case, units, texts))
+    shapes = shapes_of(case, units, texts)
+    gaps = gap_scores(None, texts, options.boundaries, unit_pages(units), shapes)
     kind = "collection of articles" if gaps.collection else "running text"
+    other = ", ".join(f"{shape} {shapes.count(shape)}" for shape in sorted(set(shapes) - {"prose"}))
     return (f"   {kind}: {len(units)} units, article openers {int(gaps.opener.sum())}, "
-            f"mid-sentence starts {int(gaps.continuation.sum())}, page breaks {int(gaps.page_break.sum())}")
+            f"mid-sentence starts {int(gaps.continuation.sum())}, page breaks {int(gaps.page_break.sum())}; "
+            f"non-prose units: {other or 'none'}")
 
 
 def shapes_of(case: KnownDocument, units, texts: list[str]) -> list[str]:
@@ -131,7 +135,7 @@ def sweep(cases: list[KnownDocument], embedder) -> None:
             plan = section_plan(gap_scores(vectors, texts, settings, pages, shapes), [u.tokens for u in units], settings)
             total.add(score_starts(case, plan_starts(units, plan)))
         rows.append((total.top.prf()[2], total.any.prf()[2], values, total))
-    for top, anyf, values, total in sorted(rows, key=lambda r: -(r[0] + r[1]))[:int(os.environ.get('SWEEP_ROWS', 12))]:
+    for top, anyf, values, total in sorted(rows, key=lambda r: -(r[0] + r[1]))[:12]:
         print(f"top {total.top.text()} any F1 {anyf:.2f} sub {total.sub.text()}  {dict(zip(grid, values))}")
     default = tuple(getattr(BoundarySettings(), name) for name in grid)
     for top, anyf, values, total in rows:
