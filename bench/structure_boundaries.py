@@ -36,6 +36,7 @@ from longqa.structure.known_boundaries import (
 from longqa.structure.llm import LlmStructurer, StructureOptions
 from longqa.structure.tree import walk
 from longqa.structure.paragraph_units import paragraph_units, unit_pages
+from longqa.structure.unit_shape import unit_layout, unit_shapes
 
 REPO = Path(__file__).resolve().parent.parent
 EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata")) / "docs"
@@ -87,12 +88,21 @@ def plan_starts(units, plan) -> list[tuple[int, int, str]]:
 
 
 def cues(case: KnownDocument, options: StructureOptions) -> str:
-    """The wording and layout cues boundaries.py reads in a document (unit_cues.py), for the log."""
+    """The wording, layout and shape cues boundaries.py reads in a document (unit_cues.py,
+    unit_shape.py), for the log."""
     body, units, _ = paragraph_units(case.doc, options.unit_min_tokens, options.unit_max_tokens)
-    gaps = gap_scores(None, [body[u.start : u.end] for u in units], options.boundaries, unit_pages(units))
+    texts = [body[u.start : u.end] for u in units]
+    shapes = shapes_of(case, units, texts)
+    gaps = gap_scores(None, texts, options.boundaries, unit_pages(units), shapes)
     kind = "collection of articles" if gaps.collection else "running text"
+    other = ", ".join(f"{shape} {shapes.count(shape)}" for shape in sorted(set(shapes) - {"prose"}))
     return (f"   {kind}: {len(units)} units, article openers {int(gaps.opener.sum())}, "
-            f"mid-sentence starts {int(gaps.continuation.sum())}, page breaks {int(gaps.page_break.sum())}")
+            f"mid-sentence starts {int(gaps.continuation.sum())}, page breaks {int(gaps.page_break.sum())}; "
+            f"non-prose units: {other or 'none'}")
+
+
+def shapes_of(case: KnownDocument, units, texts: list[str]) -> list[str]:
+    return unit_shapes(texts, unit_layout(case.doc, [(u.start, u.end) for u in units]))
 
 
 def summary(label: str, result: Result) -> str:
@@ -111,24 +121,26 @@ def sweep(cases: list[KnownDocument], embedder) -> None:
         body, units, _ = paragraph_units(case.doc, options.unit_min_tokens, options.unit_max_tokens)
         texts = [body[u.start : u.end] for u in units]
         vectors = embedder.embed([" ".join(t.split()) for t in texts])
-        prepared.append((case, units, texts, vectors, unit_pages(units)))
+        prepared.append((case, units, texts, vectors, unit_pages(units), shapes_of(case, units, texts)))
     grid = {
-        "neighbour_lexical_weight": (0.0, 0.5, 1.0),
-        "page_break_bonus": (0.0, 0.5, 1.0),
-        "absolute_cosine": (0.2, 0.25, 0.3),
-        "section_tokens": (0, 500, 700, 900),
-        "collection_cosine": (0.25, 0.35, 0.45),
+        "read_shapes": (False, True),
+        "display_run_tokens": (0, 250, 400, 600),
+        "display_run_bonus": (0.0, 0.5, 1.0, 2.0),
     }
     rows = []
     for values in itertools.product(*grid.values()):
         settings = dataclasses.replace(BoundarySettings(), **dict(zip(grid, values)))
         total = Result()
-        for case, units, texts, vectors, pages in prepared:
-            plan = section_plan(gap_scores(vectors, texts, settings, pages), [u.tokens for u in units], settings)
+        for case, units, texts, vectors, pages, shapes in prepared:
+            plan = section_plan(gap_scores(vectors, texts, settings, pages, shapes), [u.tokens for u in units], settings)
             total.add(score_starts(case, plan_starts(units, plan)))
         rows.append((total.top.prf()[2], total.any.prf()[2], values, total))
     for top, anyf, values, total in sorted(rows, key=lambda r: -(r[0] + r[1]))[:12]:
-        print(f"top F1 {top:.2f} any F1 {anyf:.2f} sub {total.sub.text()}  {dict(zip(grid, values))}")
+        print(f"top {total.top.text()} any F1 {anyf:.2f} sub {total.sub.text()}  {dict(zip(grid, values))}")
+    default = tuple(getattr(BoundarySettings(), name) for name in grid)
+    for top, anyf, values, total in rows:
+        if values == default:
+            print(f"defaults: top {total.top.text()} any F1 {anyf:.2f} sub {total.sub.text()}")
 
 
 def main() -> None:

@@ -57,6 +57,9 @@ class IngestResult:
     # under auto for a text merely too short to divide).
     structure_note: str | None = None
     graph: str | None = None  # ingest --graph: "built", or "kept" (a current graph was there)
+    # Divided by the local model as a collection of short articles, one section each (None: not
+    # divided by the model).
+    collection: bool | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -115,6 +118,8 @@ class Ingestor:
             result.status = "updated" if existing else "added"
             result.pages, result.structure, result.warnings = parsed.pages, source, notes
             result.structure_note = "; ".join(structure_notes + remarks) or None
+            if source == "llm" and self.llm_structurer is not None:
+                result.collection = self.llm_structurer.report.collection
             result.nodes = sum(1 for _ in walk(root))
             result.embedded = self._embed(result.id)
             result.graph = self._graph(result.id)

@@ -496,6 +496,21 @@ def test_ingest_reports_why_a_document_stayed_flat(db, tmp_path):
     assert result.structure == "llm" and result.structure_note is None and not result.warnings
 
 
+
+def test_ingest_says_when_a_file_was_read_as_a_collection_of_articles(db, tmp_path):
+    ingestor = Ingestor(db=db, structure="llm", llm_structurer=make_llm_structurer(OutlineGenerator(), db, TopicEmbedder()))
+    articles = tmp_path / "kansas.txt"
+    articles.write_text("\n\n".join(ARTICLES) + "\n")
+    result = ingestor.ingest(articles)
+    assert result.structure == "llm" and result.collection is True and result.as_dict()["collection"] is True
+    running = tmp_path / "topics.txt"
+    running.write_text("\n\n".join(PARAGRAPHS) + "\n")
+    assert ingestor.ingest(running).collection is False
+    short = tmp_path / "short.txt"
+    short.write_text(PARAGRAPHS[0] + "\n")
+    assert ingestor.ingest(short).collection is None  # stored flat: not divided by the model
+
+
 # -- the real default models ---------------------------------------------------------------------
 
 THREE_TOPICS = Path(__file__).parent / "data" / "three_topics.txt"  # volcanoes, bees, contracts
@@ -548,6 +563,21 @@ def test_cli_says_why_a_short_text_is_not_divided(tmp_path):
     assert entry["structure"] == "flat" and "by the local model: too short (" in entry["structure_note"]
     lines = [line for line in run.stderr.splitlines() if "too short" in line]
     assert len(lines) == 1 and "note.txt" in lines[0] and lines[0].startswith("longqa: ")
+
+
+@pytest.mark.models
+def test_cli_says_when_a_file_is_read_as_a_collection_of_articles(tmp_path):
+    path = tmp_path / "kansas.txt"
+    path.write_text("\n\n".join(ARTICLES) + "\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "longqa", "ingest", "--structure", "llm", "--no-summaries", "--db",
+         str(tmp_path / "s.db"), "--json", str(path)], capture_output=True, text=True, timeout=900,
+    )
+    assert run.returncode == 0, run.stderr
+    entry = json.loads(run.stdout)["documents"][0]
+    assert entry["structure"] == "llm" and entry["collection"] is True
+    lines = [line for line in run.stderr.splitlines() if "divided by the local model" in line]
+    assert len(lines) == 1 and "5 sections" in lines[0] and "read as a collection of articles" in lines[0], run.stderr
 
 
 

@@ -135,9 +135,10 @@ def ingest(
             structurer = ingestor.llm_structurer
             if result.structure == "llm" and result.status != "skipped" and structurer and not quiet:
                 report = structurer.report  # what dividing it with the model cost
+                kind = "a collection of articles, one section each" if report.collection else "running text"
                 progress.console.print(
                     f"{shown(result.path)}: divided by the local model into {report.sections} sections "
-                    f"and {report.subsections} subsections ({report.input_tokens:,} tokens, "
+                    f"and {report.subsections} subsections, read as {kind} ({report.input_tokens:,} tokens, "
                     f"{report.model_calls} model calls, {report.seconds:.1f} s)",
                     markup=False, highlight=False,
                 )

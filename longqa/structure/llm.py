@@ -40,6 +40,7 @@ from longqa.structure.markup import (
 from longqa.structure.outline_prompt import EXAMPLE_TITLES, outline_prompt
 from longqa.structure.titles import generate_title
 from longqa.structure.unit_cues import opener_subject
+from longqa.structure.unit_shape import unit_layout, unit_shapes
 from longqa.structure.tree import Node
 from longqa.structure.paragraph_units import (
     SectionStart, Unit, build_sections, coverage_problem, merge_windows, paragraph_units,
@@ -150,7 +151,7 @@ class LlmStructurer:
             "embedder": getattr(self.embedder, "name", None) if opts.decoder == "stepwise" else None,
         }
         found = cached_json(self.cache, self.generator.name, "structure", payload,
-                            lambda: self._section_starts(body, units, index))
+                            lambda: self._section_starts(doc, body, units, index))
         self.report.windows, self.report.outlines = found["windows"], found["outlines"]
         self.report.collection = bool(found.get("collection", False))
         self.report.markup_tokens = sum(self.generator.count_tokens(text) for text in found["outlines"])
@@ -163,16 +164,17 @@ class LlmStructurer:
         self.report.subsections = sum(1 for s in root.children for n in s.children if n.kind == "subsection")
         return root
 
-    def _section_starts(self, body: str, units: list[Unit], index: WordIndex) -> dict:
+    def _section_starts(self, doc: ParsedDocument, body: str, units: list[Unit], index: WordIndex) -> dict:
         if self.options.decoder == "stepwise":
-            return self._stepwise_starts(body, units, index)
+            return self._stepwise_starts(doc, body, units, index)
         return self._grammar_starts(body, units, index)
 
-    def _stepwise_starts(self, body: str, units: list[Unit], index: WordIndex) -> dict:
+    def _stepwise_starts(self, doc: ParsedDocument, body: str, units: list[Unit], index: WordIndex) -> dict:
         """Boundaries from the gap scores of the whole document, titles from the model, and the
         outline written in the markup, then mapped back and checked like a model's would be."""
         texts = [body[u.start : u.end] for u in units]
-        gaps = gap_scores(self.unit_vectors(texts), texts, self.options.boundaries, unit_pages(units))
+        shapes = unit_shapes(texts, unit_layout(doc, [(u.start, u.end) for u in units]))
+        gaps = gap_scores(self.unit_vectors(texts), texts, self.options.boundaries, unit_pages(units), shapes)
         plan = section_plan(gaps, [u.tokens for u in units], self.options.boundaries)
         if len(plan) < 2:
             raise ValueError(f"no topic boundary above the threshold in {len(units)} paragraphs")
