@@ -49,6 +49,17 @@ META_WORDS = frozenset(
     "mentioned mentions document documents paper article text passage passages detail details "
     "detailed main key important information describe described explain explained".split()
 )
+# A request to quote ("Highlight the parts (if any) of this contract related to X"): only X is the
+# topic; the words of the request are in no document and say nothing about relevance.
+_REQUEST = re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract|list)\b[^?]{0,80}?\b"
+                      r"(?:related to|relating to|relevant to|regarding|concerning|about|on)\s+", re.I)
+
+
+def topic_of(question: str) -> str:
+    """The question without the wording of a request to quote, when it is one."""
+    return _REQUEST.sub("", question, count=1).strip() or question
+
+
 TOP_YES, TOP_NO = 0.8, 0.15  # share in the first passages: rule "holds it" / "misses it"; the model between
 
 
@@ -95,6 +106,7 @@ def check(
     db: sqlite_utils.Database, question: str, max_cosine: float | None, doc_ids: list[int] | None = None,
     coverage_min: float = RELEVANCE.coverage_min, cosine_min: float = RELEVANCE.cosine_min,
 ) -> EvidenceCheck:
+    question = topic_of(question)
     coverage, missing, present = _coverage(term_weights(db, question, doc_ids))
     if not [t for t in content_terms(question) if t not in META_WORDS]:
         # No topic at all ("Summarize the document.", "What is this about?"): nothing can be
