@@ -57,6 +57,9 @@ def test_relevance_needs_words_or_closeness(tmp_path, db_path):
     assert check(db, "emergency diesel generators tungsten", None).found  # no vectors: half suffices
     assert check(db, "Summarize the document.", 0.1).found  # no topic words: nothing can be absent
     assert check(db, "Summarize the emergency work.", 0.1).found  # "summarize" is not a topic
+    # Verbs that only frame a question are not topics either.
+    assert check(db, "What happens to the emergency diesel generators?", 0.1).found
+    assert check(db, "What does emergency diesel generators mean?", 0.1).found
     # A request to quote is not a topic: only "emergency diesel generators" must be found.
     assert check(db, "Highlight the parts (if any) of this handbook related to the emergency diesel generators.",
                  0.1).found

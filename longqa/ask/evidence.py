@@ -47,7 +47,9 @@ from longqa.store.nodes import leaf_count
 META_WORDS = frozenset(
     "summarize summarise summary summaries overview overall discuss discussed briefly brief mention "
     "mentioned mentions document documents paper article text passage passages detail details "
-    "detailed main key important information describe described explain explained".split()
+    "detailed main key important information describe described explain explained "
+    # verbs that only frame a question ("What happens if ...", "What does NTU mean?")
+    "happen happens happened say says said tell tells told get gets got mean means meant".split()
 )
 # A request to quote ("Highlight the parts (if any) of this contract related to X"): only X is the
 # topic; the words of the request are in no document and say nothing about relevance.

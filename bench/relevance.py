@@ -1,0 +1,125 @@
+"""How often the "nothing relevant" decision (ask exits 4) refuses an answerable question, and how
+often it lets a foreign one through, on real stores.
+
+    LONGQA_THREADS=1 python bench/relevance.py ../shared/evaldata/dev.jsonl --work-dir /work/evalrun-tune
+
+Answerable: each evaluation store's own questions (the questions of the run in `work-dir/runs/`),
+and the natural questions about the sample handbook below. Foreign: every other dataset's questions
+asked of that store, and the dev questions asked of the handbook. Prints, for the settings in use,
+refusals of answerable questions and foreign questions let through, with the load average; then the
+same for a small grid of thresholds, so a change of rule can be compared on the tune half only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from longqa.ask import analyze, evidence  # noqa: E402
+from longqa.ask.pipeline import Pipeline  # noqa: E402
+from longqa.ask.settings import RELEVANCE  # noqa: E402
+from longqa.ingest import Ingestor  # noqa: E402
+from longqa.models.resolve import load_embedder  # noqa: E402
+from longqa.store import open_db  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+# Questions a new user asks of the sample handbook, in their own words (all answered, or at least
+# touched on, by the handbook).
+HANDBOOK = [
+    "When was the works built?",
+    "What happens if a sample fails?",
+    "What does the glossary say about turbidity?",
+    "How often are the filters backwashed?",
+    "What is the chlorine dose?",
+    "Is the river intake screened?",
+    "What are the plans for 2025?",
+    "How much did electricity cost in 2023?",
+    "Who decides whether to stop supply?",
+    "How many people does the works supply?",
+    "What coagulant is used?",
+    "How long can the standby generators run?",
+    "What should I do if there is a chemical spill?",
+    "How is sludge treated?",
+    "What training do new operators get?",
+    "How big is the raw water reservoir?",
+    "When does abstraction stop?",
+    "What spares must be kept on site?",
+    "Tell me about the laboratory.",
+    "What does NTU mean?",
+]
+
+
+def features(pipeline: Pipeline, question: str) -> tuple[float, list[str], float | None]:
+    first = pipeline.retriever.retrieve(question, analyze.from_rules(question).pattern, None)
+    found = evidence.check(pipeline.db, question, first.max_cosine)
+    return found.coverage, found.missing, first.max_cosine
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("--foreign", type=int, default=40, help="foreign questions per store")
+    args = parser.parse_args()
+    embedder = load_embedder(None, None)
+    every = {json.loads(line)["id"]: json.loads(line) for line in open(args.questions)}
+    run_ids = {json.loads(line)["id"] for f in (args.work_dir / "runs").glob("*.jsonl") for line in open(f)}
+    rows: list[tuple[str, bool, float, float | None, list[str], str]] = []  # (store, answerable, ...)
+    stores = sorted(args.work_dir.glob("stores/*.db"))
+    for path in stores:
+        dataset = path.name.split("-")[0]
+        pipeline = Pipeline(open_db(path), None, embedder)
+        own = [q for i, q in every.items() if i in run_ids and q["dataset"] == dataset]
+        foreign = [q for i, q in sorted(every.items()) if i in run_ids and q["dataset"] != dataset][::7][:args.foreign]
+        for q, answerable in [(q, True) for q in own] + [(q, False) for q in foreign]:
+            coverage, missing, cosine = features(pipeline, q["question"])
+            rows.append((dataset, answerable, coverage, cosine, missing, q["question"]))
+    handbook = args.work_dir / "handbook-relevance.db"
+    if not handbook.exists():
+        Ingestor(db=open_db(handbook), embedder=embedder).ingest(REPO / "examples" / "kestrel_valley_handbook.pdf")
+    pipeline = Pipeline(open_db(handbook), None, embedder)
+    foreign = [q["question"] for _, q in sorted(every.items())][::13][:args.foreign]
+    for question, answerable in [(q, True) for q in HANDBOOK] + [(q, False) for q in foreign]:
+        coverage, missing, cosine = features(pipeline, question)
+        rows.append(("handbook", answerable, coverage, cosine, missing, question))
+
+    load = os.getloadavg()[0]
+    print(f"stores={len(stores) + 1} questions={len(rows)} load={load:.2f}")
+
+    def decide(coverage: float, cosine: float | None, coverage_min: float, cosine_min: float,
+               missing: list[str] | None = None) -> bool:
+        if coverage == 0 and missing == []:  # no topic word at all: evidence.check answers it
+            return True
+        if cosine is None:
+            return coverage >= min(coverage_min, RELEVANCE.coverage_only_min)
+        return coverage >= coverage_min or cosine >= cosine_min
+
+    def table(coverage_min: float, cosine_min: float, verbose: bool = False) -> str:
+        parts = []
+        for store in sorted({r[0] for r in rows}):
+            mine = [r for r in rows if r[0] == store]
+            refused = [r for r in mine if r[1] and not decide(r[2], r[3], coverage_min, cosine_min, r[4])]
+            passed = [r for r in mine if not r[1] and decide(r[2], r[3], coverage_min, cosine_min, r[4])]
+            parts.append(f"{store} refused {len(refused)}/{sum(r[1] for r in mine)} "
+                         f"passed {len(passed)}/{sum(not r[1] for r in mine)}")
+            if verbose:
+                for r in refused:
+                    print(f"    refused: cov {r[2]:.2f} cos {r[3] or 0:.2f} missing {r[4]} {r[5][:80]!r}")
+        refused = sum(1 for r in rows if r[1] and not decide(r[2], r[3], coverage_min, cosine_min, r[4]))
+        passed = sum(1 for r in rows if not r[1] and decide(r[2], r[3], coverage_min, cosine_min, r[4]))
+        return (f"coverage_min={coverage_min} cosine_min={cosine_min}: refused {refused}/{sum(r[1] for r in rows)} "
+                f"answerable, passed {passed}/{sum(not r[1] for r in rows)} foreign\n    " + "; ".join(parts))
+
+    print("in use: " + table(RELEVANCE.coverage_min, RELEVANCE.cosine_min, verbose=True))
+    for coverage_min in (0.5, 0.6, 0.7, 0.8):
+        for cosine_min in (0.3, 0.35, 0.42):
+            print(table(coverage_min, cosine_min))
+
+
+if __name__ == "__main__":
+    main()
