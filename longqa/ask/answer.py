@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from longqa.ask import focus, grounded, hops, prompts, rules, spans
+from longqa.ask import focus, grounded, hops, prompts, rules, skill, spans
 from longqa.ask.context import Passage
 from longqa.ask.settings import ANSWER
 from longqa.models.base import Generator
@@ -22,6 +22,7 @@ SHORT_ANSWER_TOKENS = ANSWER.short_answer_tokens  # tunables: ask/settings.py An
 LONG_ANSWER_TOKENS = ANSWER.long_answer_tokens
 LONG_SCOPE = ANSWER.long_scope
 SHORT_SENTENCES, LONG_SENTENCES = ANSWER.short_sentences, ANSWER.long_sentences
+FREE_TEXT = ANSWER.free_text
 # The answer is one line; a base model that would go on to invent the next
 # question or passage stops at the line end.
 STOP = ["\n"]
@@ -88,12 +89,26 @@ def run_answer(generator: Generator, question: str, plan: AnswerPlan, grounding:
         grounding.append(found)
         yield text
         return
+    if not writes_free_text(generator):
+        text, found = grounded.quote_answer(plan.focused)
+        grounding.append(found)
+        yield text
+        return
     collected: list[str] = []
     for piece in stream_free(generator, plan.prompt, plan.max_tokens, plan.long_form):
         collected.append(piece)
         yield piece
     grounding.append(grounded.Grounding(mode="free", quotes=grounded.trace("".join(collected), plan.focused),
                                         focused=plan.focused))
+
+
+def writes_free_text(generator: Generator) -> bool:
+    """Whether a broad question is answered in the model's own words ("generate"), or by quoting the
+    best focused sentences ("quote"); "auto" lets the model write only where its free text was
+    measured to beat quoting (skill.py: gemma-3-270m's does not), or was never measured."""
+    if FREE_TEXT in ("generate", "quote"):
+        return FREE_TEXT == "generate"
+    return skill.weight(generator, "free-text") > 0
 
 
 def stream_free(generator: Generator, prompt: str, max_tokens: int, long_form: bool) -> Iterator[str]:

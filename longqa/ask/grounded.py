@@ -39,6 +39,7 @@ STEM_ONLY = ANSWER.stem_only
 W_UNRELATED = ANSWER.w_unrelated
 W_MODEL = ANSWER.w_model
 SENTENCE_CHOICES = ANSWER.sentence_choices
+QUOTE_SENTENCES = ANSWER.quote_sentences
 SENTENCE_TOKENS = ANSWER.sentence_tokens
 W_SENTENCE_MODEL = ANSWER.w_sentence_model
 W_DRAFT = ANSWER.w_draft
@@ -86,7 +87,7 @@ class Quote:
 class Grounding:
     """What the answer stage decided, beside the answer text itself."""
 
-    mode: str  # span | yesno | letter | computed | sentence | free | none
+    mode: str  # span | yesno | letter | computed | sentence | free | quoted | none
     quotes: list[Quote] = field(default_factory=list)
     candidates: list[dict] = field(default_factory=list)  # the scored candidates, best first
     focused: list[focus.Sentence] = field(default_factory=list)
@@ -439,6 +440,17 @@ def _as_dict(c: _Candidate) -> dict:
 
 
 # -- free-text answers -----------------------------------------------------------------------------
+def quote_answer(focused: list[focus.Sentence]) -> tuple[str, Grounding]:
+    """A broad question's answer in the documents' own words: the QUOTE_SENTENCES best focused
+    sentences, in the order they were shown, each with its passage number."""
+    best = {id(s) for s in sorted(focused, key=lambda s: -s.score)[:QUOTE_SENTENCES]}
+    chosen = [s for s in focused if id(s) in best]
+    if not chosen:
+        return NO_ANSWER, Grounding(mode="none", focused=focused)
+    text = " ".join(f"{' '.join(s.text.split())} [{s.passage.n}]" for s in chosen)
+    return text, Grounding(mode="quoted", quotes=[quote_of(s) for s in chosen], focused=focused)
+
+
 def trace(answer: str, focused: list[focus.Sentence]) -> list[Quote]:
     """Each answer sentence's closest source sentence (by content-word overlap), in answer order."""
     quotes: list[Quote] = []

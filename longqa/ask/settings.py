@@ -157,6 +157,11 @@ class AnswerSettings:
         0.6, "R_q from which a question is answered in free text over spread sentences", SPOT)
     short_sentences: int = tunable(1, "sentences kept of a short answer (what a 270M model adds is invention)", SPOT)
     long_sentences: int = tunable(6, "sentences kept of a free-text answer", SPOT)
+    free_text: str = tunable(
+        "auto", "a broad question's answer: 'generate' (the model's own words, each sentence traced to "
+        "a source), 'quote' (the best focused sentences), 'auto' (generate only with a model whose free "
+        "text was measured to beat quoting, or was never measured: ask/skill.py)", TUNE)
+    quote_sentences: int = tunable(3, "sentences quoted as a broad question's answer", TUNE)
     # -- sentence focus (ask/focus.py) ------------------------------------------------------------
     focus_tokens: int = tunable(
         260, "tokens of best sentences shown for extractive, arithmetic and bridge questions",
