@@ -271,6 +271,17 @@ def test_a_name_carrying_the_asked_noun_is_preferred():
     assert not spans.names_head(spans.Span("Banner Elk", "name"), "county")
 
 
+def test_how_many_questions_prefer_the_quantity_of_what_they_count():
+    sentence = "The works supplies about 118,000 people through 640 kilometres of mains and two reservoirs."
+    noun = spans.counted_noun("How many people does the works supply?")
+    assert noun == "people" and spans.counted_noun("How much did it cost?") is None
+    scored = {c.text: spans.counts(c, noun) for c in spans.candidates(sentence) if c.kind == "quantity"}
+    assert scored["about 118,000 people"] == 1.0 and scored["640 kilometres"] == -1.0 and scored["two"] == 0.0
+    # "supplies" meets "supply" and "treated" meets "treat" when words are matched by stem
+    assert grounded._stem("supplies") == grounded._stem("supply")
+    assert grounded._stem("treated") == grounded._stem("treat")
+
+
 def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     # The answer's sentence shares no content word with the question: only the first hop's
     # sentence ("Decade ... by Neil Young") leads to it, through the name it holds.

@@ -149,6 +149,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     typed = want not in ("any", "name", "option")
     stems = _question_stems(question)
     head = spans.head_noun(question)
+    counted = spans.counted_noun(question)
     bridge_words = [set(words(entity)) for entity in bridges]
     bridge_own = set().union(*bridge_words) - STOPWORDS
     draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
@@ -185,6 +186,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                     prior -= W_PHRASE
                 if spans.names_head(span, head):
                     prior += W_HEAD
+                prior += W_HEAD * spans.counts(span, counted)  # "how many people": 118,000 people, not 640 km
                 near = _proximity(stems, near_words, span.start, span.end)
                 if mentions:  # a second hop's answer stands beside the bridge entity
                     near = max(near, _closeness(mentions, span.start, span.end))
@@ -381,8 +383,13 @@ def _model_probabilities(generator, prompt: str, options: list[str], max_tokens:
 
 
 def _stem(word: str) -> str:
-    """A crude stem, enough to meet "generators" with "generator" and "runs" with "run"."""
+    """A crude stem, enough to meet "generators" with "generator", "runs" with "run", "supplies"
+    with "supply" and "treated" with "treat"."""
     word = word.lower()
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 5 and word.endswith(("ed", "ing")):
+        word = word[:-2] if word.endswith("ed") else word[:-3]
     return word[:STEM_CHARS] if len(word) > STEM_CHARS else word.rstrip("s") or word
 
 

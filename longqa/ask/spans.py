@@ -289,6 +289,32 @@ def names_head(span: Span, head: str | None) -> bool:
         w == head or w.rstrip("s") == head.rstrip("s") for w in words(span.text))
 
 
+_COUNTED = re.compile(r"\bhow\s+(?:many|much)\s+([a-z][a-z-]+)|\bnumber\s+of\s+([a-z][a-z-]+)", re.I)
+_NOT_UNITS = {"about", "around", "over", "under", "nearly", "almost", "roughly", "some", "approximately",
+              "more", "less", "than", "up", "to", "at", "least", "most", "of", "a", "an", "the", "and",
+              "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+              "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "hundreds", "dozen", "dozens"}
+
+
+def counted_noun(question: str) -> str | None:
+    """What a "how many X" question counts ("how many people ..." → people), when it names it."""
+    match = _COUNTED.search(question)
+    word = (match.group(1) or match.group(2)).lower() if match else None
+    return word if word and word not in STOPWORDS else None
+
+
+def counts(span: Span, noun: str | None) -> float:
+    """+1 when a quantity counts the question's noun ("118,000 people"), -1 when it counts something
+    else ("640 kilometres"), 0 for a bare number or no noun."""
+    if not noun or span.kind != "quantity":
+        return 0.0
+    units = [w for w in words(span.text) if w.isalpha() and w not in _NOT_UNITS and not re.fullmatch(_SCALE, w)]
+    if not units:
+        return 0.0
+    stem = noun.rstrip("s")[:5]
+    return 1.0 if any(w.rstrip("s")[:5] == stem for w in units) else -1.0
+
+
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b", re.I)
 YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")  # a year from 1000 to 2099
 
