@@ -277,6 +277,12 @@ def test_how_many_questions_prefer_the_quantity_of_what_they_count():
     assert noun == "people" and spans.counted_noun("How much did it cost?") is None
     scored = {c.text: spans.counts(c, noun) for c in spans.candidates(sentence) if c.kind == "quantity"}
     assert scored["about 118,000 people"] == 1.0 and scored["640 kilometres"] == -1.0 and scored["two"] == 0.0
+    # "What coagulant is used?": the sentence that says what the coagulant is defines the answer
+    head = spans.head_noun("What coagulant is used?")
+    for sentence, answer in (("Ferric sulphate is the coagulant.", "Ferric sulphate"),
+                             ("Since 2019 the coagulant used is ferric sulphate.", "ferric sulphate")):
+        defined = [c.text for c in spans.candidates(sentence) if spans.defines(c, sentence, head)]
+        assert defined == [answer], defined
     # "supplies" meets "supply" and "treated" meets "treat" when words are matched by stem
     assert grounded._stem("supplies") == grounded._stem("supply")
     assert grounded._stem("treated") == grounded._stem("treat")

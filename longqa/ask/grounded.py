@@ -45,6 +45,7 @@ W_SENTENCE_MODEL = ANSWER.w_sentence_model
 W_DRAFT = ANSWER.w_draft
 W_COMPARE = ANSWER.w_compare
 W_HEAD = ANSWER.w_head
+W_DEFINES = ANSWER.w_defines
 W_PLACE = ANSWER.w_place
 W_DRAFT_TYPED = ANSWER.w_draft_typed
 DRAFT_TOKENS = ANSWER.draft_tokens
@@ -184,7 +185,9 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                     prior -= W_REPEAT
                 if span.kind == "phrase":
                     prior -= W_PHRASE
-                if spans.names_head(span, head):
+                if spans.defines(span, sentence.text, head):  # "Ferric sulphate is the coagulant"
+                    prior += W_DEFINES
+                elif spans.names_head(span, head):
                     prior += W_HEAD
                 prior += W_HEAD * spans.counts(span, counted)  # "how many people": 118,000 people, not 640 km
                 near = _proximity(stems, near_words, span.start, span.end)

@@ -208,6 +208,9 @@ class AnswerSettings:
         "tune half: fixed the comparison questions without moving others")
     w_head: float = tunable(
         0.5, "bonus of a name or phrase carrying the noun a 'what X' question names ('Avery County')", SPOT)
+    w_defines: float = tunable(
+        1.0, "bonus of a span the sentence says is the 'what X' question's noun ('Ferric sulphate is the "
+        "coagulant'): a definition outweighs the small model's draft", SPOT)
     w_place: float = tunable(
         0.3, "bonus of a name a 'where' question gets after 'in', 'at', 'from' ('formed in Leyton')", SPOT)
     draft_tokens: int = tunable(16, "token cap of the model's draft answer", SPOT)

@@ -97,7 +97,8 @@ _WANTS = [
                             r"margin|expenses?|profit|loss|debt|cash|assets|liabilities|balance|growth|change|"
                             r"compensation|salary|dividends?|earnings|spending|capex|population|area|"
                             r"height|length|distance|depth|weight|capacity|budget|temperature|snowfall|"
-                            r"rainfall|attendance|speed|elevation|duration)\b", re.I)),
+                            r"rainfall|attendance|speed|elevation|duration|dose|dosage|concentration|"
+                            r"residual|pressure|volume|flow)\b", re.I)),
     ("name", re.compile(r"\b(?:who|whom|whose|which (?:company|person|man|woman|author|team|city|country|"
                         r"film|band|university|player|organi[sz]ation)|what (?:company|city|country|"
                         r"is the name|was the name)|where)\b", re.I)),
@@ -313,6 +314,16 @@ def counts(span: Span, noun: str | None) -> float:
         return 0.0
     stem = noun.rstrip("s")[:5]
     return 1.0 if any(w.rstrip("s")[:5] == stem for w in units) else -1.0
+
+
+def defines(span: Span, sentence: str, head: str | None) -> bool:
+    """The sentence says the span IS the question's head noun ("Ferric sulphate is the coagulant",
+    "the coagulant is ferric sulphate"), for a "what coagulant ..." question."""
+    if not head or span.start < 0 or span.kind not in ("name", "phrase"):
+        return False
+    noun = rf"(?:[\w-]+\s+){{0,2}}{re.escape(head)}s?"
+    return bool(re.match(rf"\s*(?:is|was|are|were)\s+(?:the|a|an|its|our)\s+{noun}\b", sentence[span.end:], re.I)
+                or re.search(rf"\bthe\s+{noun}\s+(?:used\s+)?(?:is|was|are|were)\s+$", sentence[:span.start], re.I))
 
 
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b", re.I)
