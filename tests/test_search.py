@@ -376,3 +376,66 @@ def test_router_at_chance_is_not_asked(filing_db):
     # forced on, the same model is asked
     forced = make_pipeline(filing_db, generator, budget=300, router="on").retrieve_context(question)
     assert asked and stop_of(forced)["reason"] == "router refuse"
+
+
+# -- spreading over candidate documents the question does not tell apart -------------------------
+def contract(party: str, renewal: str, others: list[str]) -> str:
+    """A contract-like document: its renewal clause and other clauses, each a leaf of its own."""
+    clauses = [f"## Renewal\n\n{renewal} {PAD * 3}"] + [f"## Clause {i}\n\n{text} {PAD * 3}"
+                                                      for i, text in enumerate(others, start=1)]
+    return f"# Supply Agreement of {party}\n\n" + "\n\n".join(clauses) + "\n"
+
+
+@pytest.fixture
+def contracts_db(tmp_path, db_path):
+    """Three contracts alike to a question that names none of them; the first says "renewal term"
+    in several clauses, so its leaves alone would fill a small budget."""
+    first = contract("Alder", "This contract renews for a renewal term of two years.",
+                     ["The renewal term notice goes to the Alder office in writing.",
+                      "Fees for a renewal term follow the price list of the contract year.",
+                      "Either party may end a renewal term with ninety days notice under this contract."])
+    second = contract("Birch", "Each renewal term of this contract lasts one year unless Birch objects.",
+                      ["Birch ships goods to the buyer's dock every week.", "Invoices are paid within thirty days."])
+    third = contract("Cedar", "The contract continues for a renewal term of six months at Cedar's option.",
+                     ["Cedar keeps the goods insured while in transit.", "Disputes go to arbitration in Oslo."])
+    return build_store(db_path, {"alder.md": first, "birch.md": second, "cedar.md": third}, tmp_path)
+
+
+def test_spread_gives_each_close_candidate_document_its_best_leaf(contracts_db):
+    question = "Highlight the parts of this contract related to the renewal term."
+    narrow = make_pipeline(contracts_db, FakeGenerator(), budget=200, use_loop=False,
+                           spread_docs=0).retrieve_context(question)
+    spread = make_pipeline(contracts_db, FakeGenerator(), budget=200, use_loop=False,
+                           spread_docs=3).retrieve_context(question)
+    docs = lambda refined: {p.doc for p in refined.passages}  # noqa: E731
+    # the best document's own clauses fill the budget when nothing spreads it
+    assert len(docs(narrow)) < 3
+    # spread: each contract's renewal clause is in, the best document's still first in the budget
+    assert len(docs(spread)) == 3
+    clauses = ("lasts one year unless Birch", "six months at Cedar")
+    assert all(clause in spread.context for clause in clauses)
+    assert not all(clause in narrow.context for clause in clauses)
+    step = [s for s in spread.steps if s["action"] == "spread"]
+    # without the loop nothing was picked before the spread: each document gives its best leaf
+    assert step and len(step[0]["nodes"]) == 3
+    assert spread.context_tokens <= 200
+
+
+def test_spread_leaves_a_single_candidate_document_alone(filing_db):
+    question = "What net revenue did Orion Foods report?"
+    plain = make_pipeline(filing_db, FakeGenerator(), budget=400, spread_docs=0).retrieve_context(question)
+    spread = make_pipeline(filing_db, FakeGenerator(), budget=400, spread_docs=8).retrieve_context(question)
+    assert [p.node_id for p in spread.passages] == [p.node_id for p in plain.passages]
+    assert not [s for s in spread.steps if s["action"] == "spread"]
+
+
+def test_spread_only_when_the_search_found_no_sufficient_evidence(contracts_db):
+    question = "Highlight the parts of this contract related to the renewal term."
+    spreads = lambda refined: [s for s in refined.steps if s["action"] == "spread"]  # noqa: E731
+    never = make_pipeline(contracts_db, FakeGenerator(), budget=200, confidence=1.01,
+                          spread_docs=3).retrieve_context(question)
+    at_once = make_pipeline(contracts_db, FakeGenerator(), budget=200, confidence=0.0,
+                            spread_docs=3).retrieve_context(question)
+    assert stop_of(never)["reason"] != "sufficient" and spreads(never)
+    assert len({p.doc for p in never.passages}) == 3
+    assert stop_of(at_once)["reason"] == "sufficient" and not spreads(at_once)

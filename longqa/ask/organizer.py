@@ -8,7 +8,11 @@
 3. The search loop (search.py) picks nodes best-first from a frontier until the evidence
    suffices or a cap is hit, hopping through bridge entities for multi-bridge questions and
    giving each sub-question its own lane; precise mode retries with whole sections.
-4. What budget is left is filled with the best-scoring nodes (LongRefiner's greedy selection,
+4. Spread: when the search ended without sufficient evidence, each of the question's best
+   candidate documents gives its best leaf right after the search's best pick (`spread_docs`),
+   so a question that fits several documents ("this contract" asked of a shelf of contracts)
+   sees each of them, not only the first one's other clauses.
+5. What budget is left is filled with the best-scoring nodes (LongRefiner's greedy selection,
    refine.select), so relevant material is never left out for lack of a step. Leaves found by
    bridge queries keep their scores for it, and the leaves next to each pick inside its section
    are scored up (Search.run_scores), so a passage running over several leaves stays whole.
@@ -40,6 +44,7 @@ class Planner:
         self.search: Search | None = None
         self.search_scores: dict[int, float] = {}  # leaf scores from bridge queries
         self.asked: list[str] = [question]
+        self.main_docs: list[int] = []  # the question's own candidate documents, best first
 
     # -- the plan ----------------------------------------------------------------------------
     def run(self, timings: dict[str, float]):
@@ -88,6 +93,7 @@ class Planner:
         tick = time.perf_counter()
         scored = score_trees(roots, _combined(main_scores, sub_scores), weights, self.analysis.scope)
         picks: list[Node] = []
+        sufficient = False  # the search judged its evidence sufficient
         graph_outcome = None
         if s.use_loop and s.search in ("graph", "auto"):
             from longqa.ask.graph_search import search_graphs
@@ -107,7 +113,7 @@ class Planner:
                 found=self.refined.evidence.found,
             )
             outcome = self.search.run()
-            picks = outcome.picks
+            picks, sufficient = outcome.picks, outcome.sufficient
             roots = self.search.roots  # bridge hops may have added documents
             self.analysis.evidence = outcome.sufficiency
             self.analysis.decided_by["evidence"] = "model+rule" if skill.weight(generator, "sufficiency") > 0 else "rule"
@@ -121,6 +127,9 @@ class Planner:
                 if entry is not None and value > entry.score:
                     entry.score = value
         timings["search"] = time.perf_counter() - tick
+        if not sufficient:  # the search found no sufficient evidence: look into the other candidates,
+            # right after its best pick (its later picks would leave them no room)
+            picks = picks[:1] + self._spread(roots, scored, picks[:1]) + picks[1:]
         tick = time.perf_counter()
         selection = select(roots, scored, budget, s.fill_floor, forced=picks)
         timings["refine"] = time.perf_counter() - tick
@@ -137,6 +146,8 @@ class Planner:
         ranked = candidate_documents(best, self.settings.doc_relative, self.settings.max_docs)
         prior = document_weights(best, ranked) if self.settings.doc_prior else {}
         roots = [self._tree(d) for d in ranked]
+        if query == self.question:
+            self.main_docs = list(ranked)
         leaves = {n.id: r.doc_id for r in roots for n in walk(r) if n.is_leaf}
         if not self.settings.whole_documents:
             return roots, {leaf: first.get(leaf, 0.0) * prior.get(doc, 1.0) for leaf, doc in leaves.items()}
@@ -145,6 +156,28 @@ class Planner:
                              vectors, query_vector).fused
         return roots, {leaf: max(first.get(leaf, 0.0), whole[leaf]) * prior.get(doc, 1.0)
                        for leaf, doc in leaves.items()}
+
+    def _spread(self, roots: list[Node], scored: dict, picks: list[Node]) -> list[Node]:
+        """The best leaf of each of the question's `spread_docs` best candidate documents without a
+        node in `picks`, best document first. Asked when the search ended without judging its
+        evidence sufficient: a question that names no document ("this contract", "the paper") and
+        fits several gets a look into each of them before the budget goes to more of the one that
+        scored best."""
+        count = self.settings.spread_docs
+        if count <= 1 or len(self.main_docs) < 2:
+            return []
+        have = {pick.doc_id for pick in picks}
+        by_doc = {r.doc_id: r for r in roots}
+        extra = []
+        for doc_id in self.main_docs[:count]:
+            if doc_id in have or doc_id not in by_doc:
+                continue
+            leaves = [n for n in walk(by_doc[doc_id]) if n.is_leaf and n.id in scored and scored[n.id].score > 0]
+            if leaves:
+                extra.append(max(leaves, key=lambda n: (scored[n.id].score, -n.id)))
+        if extra:
+            self._log("spread", nodes=[n.id for n in extra])
+        return extra
 
     def _lookup(self, query: str) -> dict[int, float]:
         """A bridge query: retrieve, add its candidate trees to the search, score their leaves."""
