@@ -271,6 +271,15 @@ def test_a_name_carrying_the_asked_noun_is_preferred():
     assert not spans.names_head(spans.Span("Banner Elk", "name"), "county")
 
 
+def test_a_draft_cut_mid_phrase_ends_at_its_last_content_word(power_db):
+    refined = make_pipeline(power_db, FakeGenerator()).retrieve_context("How much diesel does the fuel store hold?")
+    found = focus.context_sentences(refined.passages)
+    text, sentence = grounded._verbatim("the fuel store holds 60,000 litres of", found)
+    assert text == "The fuel store holds 60,000 litres" and text in sentence.text
+    assert grounded._verbatim("60,00", found)[0] == "60,000"  # a figure cut short is completed
+    assert grounded._verbatim("the", found) is None
+
+
 def test_how_many_questions_prefer_the_quantity_of_what_they_count():
     sentence = "The works supplies about 118,000 people through 640 kilometres of mains and two reservoirs."
     noun = spans.counted_noun("How many people does the works supply?")

@@ -323,7 +323,12 @@ def _verbatim(draft: str, sentences: list[focus.Sentence]) -> tuple[str, focus.S
     for sentence in sorted(sentences, key=lambda s: -s.score):
         at = sentence.text.lower().find(draft.lower())
         if at >= 0:
-            return sentence.text[at:_word_end(sentence.text, at + len(draft))], sentence
+            text = sentence.text[at:_word_end(sentence.text, at + len(draft))]
+            # a draft cut by its token limit mid-phrase ("when the river authority reports a")
+            # ends at its last content word
+            while text.split() and text.split()[-1].lower().strip(",;:") in STOPWORDS:
+                text = text[:text.rstrip().rfind(" ")].rstrip(" ,;:") if " " in text.strip() else ""
+            return (text, sentence) if text.strip() else None
     return None
 
 
