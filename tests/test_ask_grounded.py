@@ -74,6 +74,8 @@ def test_a_bridge_entity_is_never_the_answer(tmp_path):
     ("How often are the generators tested?", "frequency"),
     ("When did the plant open?", "date"),
     ("How many litres does the store hold?", "quantity"),
+    ("What was the electricity use per cubic metre in 2023?", "quantity"),
+    ("What is the chlorine dose?", "quantity"),
     ("Who signed the contract?", "name"),
     ("Is the plant still running?", "yesno"),
     ("Which magazine came first, Arthur's Magazine or First for Women?", "option"),
@@ -278,6 +280,16 @@ def test_a_draft_cut_mid_phrase_ends_at_its_last_content_word(power_db):
     assert text == "The fuel store holds 60,000 litres" and text in sentence.text
     assert grounded._verbatim("60,00", found)[0] == "60,000"  # a figure cut short is completed
     assert grounded._verbatim("the", found) is None
+    quantity = [c.text for c in spans.candidates("Use was 0.42 kilowatt-hours per cubic metre.") if c.kind == "quantity"]
+    assert quantity == ["0.42 kilowatt-hours"]
+
+
+def test_a_draft_copied_across_a_table_row_keeps_its_first_cell(tmp_path):
+    doc = "# Costs\n\nCost | 2023 | 2022\nElectricity | 1,512 | 1,386\nChemicals | 905 | 870\n"
+    db = build_store(tmp_path / "costs.db", {"costs.md": doc}, tmp_path, FakeEmbedder())
+    refined = make_pipeline(db, FakeGenerator()).retrieve_context("What did electricity cost in 2023?")
+    found = focus.context_sentences(refined.passages)
+    assert grounded._verbatim("1,512 | 1,386", found)[0] == "1,512"
 
 
 def test_how_many_questions_prefer_the_quantity_of_what_they_count():

@@ -195,13 +195,13 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                     near = max(near, _closeness(mentions, span.start, span.end))
                 prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
                 offer(span.text, span.kind, sentence, prior)
+        vote = W_DRAFT_TYPED if typed else W_DRAFT  # the draft's weight, less where rules know the kind
         copied = _verbatim(draft, ranked)
         if (copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question)
                 and not _is_bridge(copied[0], bridge_words)):
             text, sentence = copied
-            offer(text, "draft", sentence, sentence.score / best_score + W_DRAFT)
-        vote = W_DRAFT_TYPED if typed else W_DRAFT  # the draft votes for the spans it agrees with
-        for candidate in pool.values():
+            offer(text, "draft", sentence, sentence.score / best_score + vote)
+        for candidate in pool.values():  # the draft votes for the spans it agrees with
             if candidate.kind != "draft":
                 candidate.prior += vote * _agreement(candidate.text, draft)
     shortlist = sorted(pool.values(), key=lambda c: -c.prior)[:MAX_CANDIDATES]
@@ -324,6 +324,7 @@ def _verbatim(draft: str, sentences: list[focus.Sentence]) -> tuple[str, focus.S
         at = sentence.text.lower().find(draft.lower())
         if at >= 0:
             text = sentence.text[at:_word_end(sentence.text, at + len(draft))]
+            text = text.split(" | ")[0]  # one table cell, not "1,512 | 1,386" across a row
             # a draft cut by its token limit mid-phrase ("when the river authority reports a")
             # ends at its last content word
             while text.split() and text.split()[-1].lower().strip(",;:") in STOPWORDS:

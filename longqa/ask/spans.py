@@ -27,7 +27,8 @@ _DATE = re.compile(
 _UNITS = (r"(?:%|percent|per cent|percentage points?|basis points|bps|hours?|hrs?|minutes?|mins?|seconds?|"
           r"days?|weeks?|months?|years?|decades?|centuries|century|times|x|km|kilomet(?:er|re)s?|"
           r"met(?:er|re)s?|m|cm|mm|miles?|feet|foot|ft|inch(?:es)?|kg|kilograms?|grams?|g|tonnes?|tons?|"
-          r"pounds?|lbs?|litres?|liters?|l|ml|gallons?|kwh|mwh|gwh|kw|mw|gw|w|watts?|volts?|v|bar|psi|"
+          r"pounds?|lbs?|litres?|liters?|l|ml|gallons?|(?:kilo|mega|giga)?watt[- ]hours?|(?:kilo|mega|giga)?watts?|"
+          r"kwh|mwh|gwh|kw|mw|gw|w|volts?|v|bar|psi|"
           r"°c|°f|degrees?|people|employees|staff|users|customers|shares|units|stores|members|pages|"
           r"mg/l|m3|m³|cubic met(?:er|re)s?|megalitres?|ml/d|acres?|hectares?|sq\.? ?ft|square (?:feet|met(?:er|re)s))")
 _SCALE = r"(?:thousand|million|billion|trillion|mn|bn|m|k|b)"
@@ -98,7 +99,7 @@ _WANTS = [
                             r"compensation|salary|dividends?|earnings|spending|capex|population|area|"
                             r"height|length|distance|depth|weight|capacity|budget|temperature|snowfall|"
                             r"rainfall|attendance|speed|elevation|duration|dose|dosage|concentration|"
-                            r"residual|pressure|volume|flow)\b", re.I)),
+                            r"residual|pressure|volume|flow|use|usage|consumption|output|demand)\b", re.I)),
     ("name", re.compile(r"\b(?:who|whom|whose|which (?:company|person|man|woman|author|team|city|country|"
                         r"film|band|university|player|organi[sz]ation)|what (?:company|city|country|"
                         r"is the name|was the name)|where)\b", re.I)),
