@@ -54,10 +54,9 @@ HANDBOOK = [
 ]
 
 
-def features(pipeline: Pipeline, question: str) -> tuple[float, list[str], float | None]:
+def measures(pipeline: Pipeline, question: str) -> evidence.EvidenceCheck:
     first = pipeline.retriever.retrieve(question, analyze.from_rules(question).pattern, None)
-    found = evidence.check(pipeline.db, question, first.max_cosine)
-    return found.coverage, found.missing, first.max_cosine
+    return evidence.check(pipeline.db, question, first.max_cosine)
 
 
 def main() -> None:
@@ -69,7 +68,7 @@ def main() -> None:
     embedder = load_embedder(None, None)
     every = {json.loads(line)["id"]: json.loads(line) for line in open(args.questions)}
     run_ids = {json.loads(line)["id"] for f in (args.work_dir / "runs").glob("*.jsonl") for line in open(f)}
-    rows: list[tuple[str, bool, float, float | None, list[str], str]] = []  # (store, answerable, ...)
+    rows: list[tuple[str, bool, evidence.EvidenceCheck, str]] = []  # (store, answerable, measures, question)
     stores = sorted(args.work_dir.glob("stores/*.db"))
     for path in stores:
         dataset = path.name.split("-")[0]
@@ -77,41 +76,35 @@ def main() -> None:
         own = [q for i, q in every.items() if i in run_ids and q["dataset"] == dataset]
         foreign = [q for i, q in sorted(every.items()) if i in run_ids and q["dataset"] != dataset][::7][:args.foreign]
         for q, answerable in [(q, True) for q in own] + [(q, False) for q in foreign]:
-            coverage, missing, cosine = features(pipeline, q["question"])
-            rows.append((dataset, answerable, coverage, cosine, missing, q["question"]))
+            rows.append((dataset, answerable, measures(pipeline, q["question"]), q["question"]))
     handbook = args.work_dir / "handbook-relevance.db"
     if not handbook.exists():
         Ingestor(db=open_db(handbook), embedder=embedder).ingest(REPO / "examples" / "kestrel_valley_handbook.pdf")
     pipeline = Pipeline(open_db(handbook), None, embedder)
     foreign = [q["question"] for _, q in sorted(every.items())][::13][:args.foreign]
     for question, answerable in [(q, True) for q in HANDBOOK] + [(q, False) for q in foreign]:
-        coverage, missing, cosine = features(pipeline, question)
-        rows.append(("handbook", answerable, coverage, cosine, missing, question))
+        rows.append(("handbook", answerable, measures(pipeline, question), question))
 
     load = os.getloadavg()[0]
     print(f"stores={len(stores) + 1} questions={len(rows)} load={load:.2f}")
 
-    def decide(coverage: float, cosine: float | None, coverage_min: float, cosine_min: float,
-               missing: list[str] | None = None) -> bool:
-        if coverage == 0 and missing == []:  # no topic word at all: evidence.check answers it
-            return True
-        if cosine is None:
-            return coverage >= min(coverage_min, RELEVANCE.coverage_only_min)
-        return coverage >= coverage_min or cosine >= cosine_min
+    def decide(m: evidence.EvidenceCheck, coverage_min: float, cosine_min: float) -> bool:
+        return evidence.relevant(m.coverage, m.max_cosine, m.topical, coverage_min, cosine_min)
 
     def table(coverage_min: float, cosine_min: float, verbose: bool = False) -> str:
         parts = []
         for store in sorted({r[0] for r in rows}):
             mine = [r for r in rows if r[0] == store]
-            refused = [r for r in mine if r[1] and not decide(r[2], r[3], coverage_min, cosine_min, r[4])]
-            passed = [r for r in mine if not r[1] and decide(r[2], r[3], coverage_min, cosine_min, r[4])]
+            refused = [r for r in mine if r[1] and not decide(r[2], coverage_min, cosine_min)]
+            passed = [r for r in mine if not r[1] and decide(r[2], coverage_min, cosine_min)]
             parts.append(f"{store} refused {len(refused)}/{sum(r[1] for r in mine)} "
                          f"passed {len(passed)}/{sum(not r[1] for r in mine)}")
             if verbose:
                 for r in refused:
-                    print(f"    refused: cov {r[2]:.2f} cos {r[3] or 0:.2f} missing {r[4]} {r[5][:80]!r}")
-        refused = sum(1 for r in rows if r[1] and not decide(r[2], r[3], coverage_min, cosine_min, r[4]))
-        passed = sum(1 for r in rows if not r[1] and decide(r[2], r[3], coverage_min, cosine_min, r[4]))
+                    print(f"    refused: cov {r[2].coverage:.2f} cos {r[2].max_cosine or 0:.2f} "
+                          f"missing {r[2].missing} {r[3][:80]!r}")
+        refused = sum(1 for r in rows if r[1] and not decide(r[2], coverage_min, cosine_min))
+        passed = sum(1 for r in rows if not r[1] and decide(r[2], coverage_min, cosine_min))
         return (f"coverage_min={coverage_min} cosine_min={cosine_min}: refused {refused}/{sum(r[1] for r in rows)} "
                 f"answerable, passed {passed}/{sum(not r[1] for r in rows)} foreign\n    " + "; ".join(parts))
 

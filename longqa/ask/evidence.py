@@ -72,6 +72,7 @@ class EvidenceCheck:
     max_cosine: float | None  # best dense similarity, None when dense retrieval was not used
     missing: list[str]  # content words no leaf contains
     weights: dict[str, float] = field(default_factory=dict)  # IDF of the words the store does hold
+    topical: bool = True  # the question names a topic at all ("Summarize the document." does not)
 
     def as_dict(self) -> dict:
         return {"found": self.found, "coverage": round(self.coverage, 4),
@@ -110,15 +111,22 @@ def check(
 ) -> EvidenceCheck:
     question = topic_of(question)
     coverage, missing, present = _coverage(term_weights(db, question, doc_ids))
-    if not [t for t in content_terms(question) if t not in META_WORDS]:
+    topical = any(t not in META_WORDS for t in content_terms(question))
+    found = relevant(coverage, max_cosine, topical, coverage_min, cosine_min)
+    return EvidenceCheck(found=found, coverage=coverage, max_cosine=max_cosine, missing=missing, weights=present,
+                         topical=topical)
+
+
+def relevant(coverage: float, max_cosine: float | None, topical: bool = True,
+             coverage_min: float = RELEVANCE.coverage_min, cosine_min: float = RELEVANCE.cosine_min) -> bool:
+    """The decision itself, from check's measures (bench/relevance.py replays it over thresholds)."""
+    if not topical:
         # No topic at all ("Summarize the document.", "What is this about?"): nothing can be
         # absent, so the question is answered from whatever the retrieval ranks first.
-        found = True
-    elif max_cosine is None:
-        found = coverage >= min(coverage_min, RELEVANCE.coverage_only_min)
-    else:
-        found = coverage >= coverage_min or max_cosine >= cosine_min
-    return EvidenceCheck(found=found, coverage=coverage, max_cosine=max_cosine, missing=missing, weights=present)
+        return True
+    if max_cosine is None:
+        return coverage >= min(coverage_min, RELEVANCE.coverage_only_min)
+    return coverage >= coverage_min or max_cosine >= cosine_min
 
 
 def probe(generator: Generator, question: str, texts: list[str], max_tokens: int) -> float:

@@ -327,9 +327,12 @@ def _verbatim(draft: str, sentences: list[focus.Sentence]) -> tuple[str, focus.S
             text = text.split(" | ")[0]  # one table cell, not "1,512 | 1,386" across a row
             # a draft cut by its token limit mid-phrase ("when the river authority reports a")
             # ends at its last content word
-            while text.split() and text.split()[-1].lower().strip(",;:") in STOPWORDS:
-                text = text[:text.rstrip().rfind(" ")].rstrip(" ,;:") if " " in text.strip() else ""
-            return (text, sentence) if text.strip() else None
+            content = [m for m in re.finditer(r"\S+", text) if m.group().lower().strip(",;:") not in STOPWORDS]
+            if not content:
+                return None
+            if content[-1].end() < len(text.rstrip()):
+                text = text[:content[-1].end()].rstrip(" ,;:")
+            return text, sentence
     return None
 
 
