@@ -12,6 +12,9 @@ class Block:
 
     `size` and `bold` describe the dominant font (PDF only; 0/False elsewhere). `heading` is set
     when the source itself marks the block as a heading (a markdown `#` line): 1 is the top level.
+    `indent` (PDF only) is how many points the first line starts right of the block's other lines:
+    about a font size where a paragraph's first line is indented, about 0 where it is flush left,
+    negative for a hanging indent; None where unknown (one line, a table, rotated text, other formats).
     """
 
     text: str
@@ -21,6 +24,7 @@ class Block:
     bold: bool = False
     heading: int | None = None
     table: bool = False
+    indent: float | None = None
 
     @property
     def last_page(self) -> int:

@@ -46,6 +46,16 @@ class PageBlock:
     y0: float
     y1: float
     last_width: float = 0.0  # width of the block's final line: a full line means the paragraph goes on
+    first_x0: float = 0.0  # left edge of the block's first line
+    rest_x0: float | None = None  # left edge of the other lines of its text (None: no other line)
+    opens: bool = False  # the first line is a line of its own, not the rest of one cut into cells
+
+    def set_indent(self) -> None:
+        """Block.indent from the two edges (rounded to 0.1 pt); None while it cannot be told."""
+        if not self.opens or self.rest_x0 is None or self.block.table or self.block.size <= 0:
+            self.block.indent = None
+        else:
+            self.block.indent = round(self.first_x0 - self.rest_x0, 1)
 
 
 def is_bold(span: dict) -> bool:
@@ -123,7 +133,9 @@ def join_lines(texts: list[str]) -> str:
     return out
 
 
-def _segment_block(rows: list[list[Line]], page: int) -> PageBlock:
+def _segment_block(rows: list[list[Line]], page: int, left: float | None = None, opens: bool = False) -> PageBlock:
+    """One block from consecutive rows; `left` is the left edge of the other lines of the PDF's
+    own block (None: it has no other line), `opens` whether the first row starts a line of text."""
     lines = [cell for row in rows for cell in row]
     weights: dict[tuple[float, bool], int] = {}
     for line in lines:
@@ -138,7 +150,10 @@ def _segment_block(rows: list[list[Line]], page: int) -> PageBlock:
         size = 0.0  # rotated or vertical text (margin stamps) is never a heading or the title
     block = Block(text=text, page=page, size=size, bold=bold, table=table)
     last = rows[-1]
-    return PageBlock(block, min(l.y0 for l in lines), max(l.y1 for l in lines), last[-1].x1 - last[0].x0)
+    item = PageBlock(block, min(l.y0 for l in lines), max(l.y1 for l in lines), last[-1].x1 - last[0].x0,
+                     rows[0][0].x0, left, opens)
+    item.set_indent()
+    return item
 
 
 def page_blocks(page_dict: dict, page: int) -> list[PageBlock]:
@@ -153,13 +168,21 @@ def page_blocks(page_dict: dict, page: int) -> list[PageBlock]:
             left, right = min(left, line.x0), max(right, line.x1)
         rows = [merge_cells(row) for row in visual_rows(lines)]
         segment: list[list[Line]] = []
-        for row in rows:
+        edge: float | None = None
+        opens = True
+        for i, row in enumerate(rows):
             if segment and _breaks(segment[-1], row):
-                out.append(_segment_block(segment, page))
+                out.append(_segment_block(segment, page, edge, opens))
                 segment = []
+            if not segment:
+                # A segment opens a line of its own at the block's start or after a change of
+                # style (a heading); after a switch between table rows and text it may go on with
+                # a line that a wide gap between words cut into cells.
+                opens = i == 0 or (len(rows[i - 1]) == 1 and len(row) == 1)
+                edge = min((r[0].x0 for j, r in enumerate(rows) if j != i), default=None)
             segment.append(row)
         if segment:
-            out.append(_segment_block(segment, page))
+            out.append(_segment_block(segment, page, edge, opens))
     return merge_wrapped(out, right - left)
 
 
@@ -175,6 +198,9 @@ def merge_wrapped(items: list[PageBlock], text_width: float) -> list[PageBlock]:
         if prev is not None and _continues(prev, item, text_width):
             prev.block.text = join_lines([prev.block.text, item.block.text])
             prev.y1, prev.last_width = item.y1, item.last_width
+            if prev.rest_x0 is None:  # a paragraph written one line per block: the next line's edge
+                prev.rest_x0 = item.first_x0
+                prev.set_indent()
         else:
             out.append(item)
     return out
