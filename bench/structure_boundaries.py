@@ -36,6 +36,7 @@ from longqa.structure.known_boundaries import (
 from longqa.structure.llm import LlmStructurer, StructureOptions
 from longqa.structure.tree import walk
 from longqa.structure.paragraph_units import paragraph_units, unit_pages
+from longqa.structure.unit_cues import unit_indents
 from longqa.structure.unit_shape import unit_layout, unit_shapes
 
 REPO = Path(__file__).resolve().parent.parent
@@ -93,12 +94,19 @@ def cues(case: KnownDocument, options: StructureOptions) -> str:
     body, units, _ = paragraph_units(case.doc, options.unit_min_tokens, options.unit_max_tokens)
     texts = [body[u.start : u.end] for u in units]
     shapes = shapes_of(case, units, texts)
-    gaps = gap_scores(None, texts, options.boundaries, unit_pages(units), shapes)
+    indents = unit_indents(case.doc, [u.start for u in units])
+    settings = options.boundaries
+    if not settings.indent_bonus:  # still count the flush starts the cue would see
+        settings = dataclasses.replace(settings, indent_bonus=1.0)
+    gaps = gap_scores(None, texts, settings, unit_pages(units), shapes, indents)
     kind = "collection of articles" if gaps.collection else "running text"
     other = ", ".join(f"{shape} {shapes.count(shape)}" for shape in sorted(set(shapes) - {"prose"}))
+    known = [v for v in indents if v is not None]
+    indented = sum(1 for v in known if v >= settings.indent_points)
     return (f"   {kind}: {len(units)} units, article openers {int(gaps.opener.sum())}, "
-            f"mid-sentence starts {int(gaps.continuation.sum())}, page breaks {int(gaps.page_break.sum())}; "
-            f"non-prose units: {other or 'none'}")
+            f"mid-sentence starts {int(gaps.continuation.sum())}, page breaks {int(gaps.page_break.sum())}, "
+            f"first-line indent known {len(known)} (indented {indented}), flush starts counted "
+            f"{int(gaps.flush.sum())}; non-prose units: {other or 'none'}")
 
 
 def shapes_of(case: KnownDocument, units, texts: list[str]) -> list[str]:
@@ -121,21 +129,24 @@ def sweep(cases: list[KnownDocument], embedder) -> None:
         body, units, _ = paragraph_units(case.doc, options.unit_min_tokens, options.unit_max_tokens)
         texts = [body[u.start : u.end] for u in units]
         vectors = embedder.embed([" ".join(t.split()) for t in texts])
-        prepared.append((case, units, texts, vectors, unit_pages(units), shapes_of(case, units, texts)))
+        prepared.append((case, units, texts, vectors, unit_pages(units), shapes_of(case, units, texts),
+                         unit_indents(case.doc, [u.start for u in units])))
     grid = {
-        "read_shapes": (False, True),
-        "display_run_tokens": (0, 250, 400, 600),
-        "display_run_bonus": (0.0, 0.5, 1.0, 2.0),
+        "indent_bonus": (0.0, 1.5, 2.5, 4.0),
+        "indent_penalty": (0.0, 1.0),
+        "lead_in_subsections": (False, True),
+        "indented_share": (0.4, 0.7),
     }
     rows = []
     for values in itertools.product(*grid.values()):
         settings = dataclasses.replace(BoundarySettings(), **dict(zip(grid, values)))
         total = Result()
-        for case, units, texts, vectors, pages, shapes in prepared:
-            plan = section_plan(gap_scores(vectors, texts, settings, pages, shapes), [u.tokens for u in units], settings)
+        for case, units, texts, vectors, pages, shapes, indents in prepared:
+            plan = section_plan(gap_scores(vectors, texts, settings, pages, shapes, indents),
+                                [u.tokens for u in units], settings)
             total.add(score_starts(case, plan_starts(units, plan)))
         rows.append((total.top.prf()[2], total.any.prf()[2], values, total))
-    for top, anyf, values, total in sorted(rows, key=lambda r: -(r[0] + r[1]))[:12]:
+    for top, anyf, values, total in sorted(rows, key=lambda r: -(r[0] + r[1]))[:24]:
         print(f"top {total.top.text()} any F1 {anyf:.2f} sub {total.sub.text()}  {dict(zip(grid, values))}")
     default = tuple(getattr(BoundarySettings(), name) for name in grid)
     for top, anyf, values, total in rows:

@@ -1,8 +1,9 @@
 """Write real PDFs with PyMuPDF for the tests: styled lines and paragraphs, headers, footers, bookmarks.
 
 A page is a list of items laid out top to bottom. `P(text)` is a body paragraph wrapped to the
-text width; `H(text, size, bold)` is a one-line heading; `Row(cells)` puts cells side by side on one
-baseline (a table row). Paragraphs are separated by a blank line's worth of space.
+text width (`indent` moves its first line right); `H(text, size, bold)` is a one-line heading;
+`Row(cells)` puts cells side by side on one baseline (a table row). Paragraphs are separated by a
+blank line's worth of space.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class P:
     text: str
     size: float = BODY
     bold: bool = False
+    indent: float = 0.0  # the first line starts this many points right of the others
 
 
 @dataclass
@@ -69,9 +71,10 @@ def draw_page(page: pymupdf.Page, items: list) -> None:
         lines = [item.text] if isinstance(item, H) else item.text.split("\n") if "\n" in item.text else wrap(
             item.text, item.size, item.bold)
         y += item.size * 1.2  # space before the block
-        for line in lines:
+        for number, line in enumerate(lines):
             y += item.size * 1.25
-            page.insert_text((LEFT, y), line, fontsize=item.size, fontname=font(item.bold))
+            x = LEFT + (item.indent if isinstance(item, P) and number == 0 else 0.0)
+            page.insert_text((x, y), line, fontsize=item.size, fontname=font(item.bold))
         y += item.size * 0.3
 
 

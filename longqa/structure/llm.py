@@ -39,7 +39,7 @@ from longqa.structure.markup import (
 )
 from longqa.structure.outline_prompt import EXAMPLE_TITLES, outline_prompt
 from longqa.structure.titles import generate_title
-from longqa.structure.unit_cues import opener_subject
+from longqa.structure.unit_cues import opener_subject, unit_indents
 from longqa.structure.unit_shape import unit_layout, unit_shapes
 from longqa.structure.tree import Node
 from longqa.structure.paragraph_units import (
@@ -174,7 +174,8 @@ class LlmStructurer:
         outline written in the markup, then mapped back and checked like a model's would be."""
         texts = [body[u.start : u.end] for u in units]
         shapes = unit_shapes(texts, unit_layout(doc, [(u.start, u.end) for u in units]))
-        gaps = gap_scores(self.unit_vectors(texts), texts, self.options.boundaries, unit_pages(units), shapes)
+        indents = unit_indents(doc, [u.start for u in units])
+        gaps = gap_scores(self.unit_vectors(texts), texts, self.options.boundaries, unit_pages(units), shapes, indents)
         plan = section_plan(gaps, [u.tokens for u in units], self.options.boundaries)
         if len(plan) < 2:
             raise ValueError(f"no topic boundary above the threshold in {len(units)} paragraphs")

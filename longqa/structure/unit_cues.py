@@ -7,11 +7,18 @@
   paragraph inside a text goes on about a subject already named ("He", "In 1949, Jones", "The model").
 - A continuation: the unit begins in the middle of a sentence (a lower-case word or a punctuation
   mark, as when a PDF column or page break cuts a paragraph), so no section can start there.
+- A flush start (PDF layout, not words): typeset papers indent the first line of every paragraph
+  except the first after a heading. In a document whose paragraphs mostly start indented, a unit
+  whose first line is flush left is where a heading was (the parser's Block.indent).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+
+from longqa.parse.blocks import ParsedDocument
+from longqa.structure.build import body_text
 
 # Words that begin ordinary sentences of running text, not an article's subject.
 _STARTERS = frozenset(
@@ -28,6 +35,7 @@ _SENTENCE_END = re.compile(r"[a-z]{2}[.!?]\s+[A-Z]")  # "explosions. When", not 
 _ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")  # "(born 1913)", "[1]": skipped before the verb
 _QUOTES = "\"“‘'`"
 OPENER_WORDS = 20  # the verb must come within this many words of the start (asides removed)
+FLUSH_POINTS = 1.0  # a first line within this many points of the other lines' edge is flush left
 
 
 def opener_subject(text: str) -> str | None:
@@ -61,3 +69,37 @@ def continues_sentence(text: str) -> bool:
     """True when the unit starts mid-sentence: not a capital, a digit, a quote or a bracket."""
     first = text.lstrip()[:1]
     return bool(first) and not (first.isupper() or first.isdigit() or first in _QUOTES or first in "([")
+
+
+def unit_indents(doc: ParsedDocument, starts: list[int]) -> list[float | None]:
+    """The first-line indent (points, Block.indent) of the block each unit begins with; `starts`
+    are the units' character offsets in the body text (build.body_text). None where a unit starts
+    inside a block (a long paragraph cut in pieces) or the parser could not tell."""
+    _, block_starts = body_text(doc)
+    out: list[float | None] = []
+    for start in starts:
+        at = bisect.bisect_right(block_starts, start) - 1  # the last block starting there (empty ones first)
+        if at >= 0 and block_starts[at] == start:
+            out.append(doc.blocks[at].indent)
+        else:
+            out.append(None)
+    return out
+
+
+def first_lines(indents: list[float | None], texts: list[str], indent_points: float,
+                indented_share: float, least: int) -> list[int]:
+    """Each unit's first line in a document that indents its paragraphs: 1 flush left (a heading
+    was likely just before it), -1 indented by `indent_points` or more (a paragraph that goes on
+    under the same heading), 0 unknown. The document shows the pattern when at least `least` units
+    that start a sentence have a known indent and at least `indented_share` of them are indented;
+    all 0 where it does not (web pages, reports and many papers set paragraphs apart by space)."""
+    marks = []
+    for value, text in zip(indents, texts):
+        if value is None or continues_sentence(text):
+            marks.append(0)
+        else:
+            marks.append(1 if abs(value) < FLUSH_POINTS else -1 if value >= indent_points else 0)
+    known = sum(1 for mark in marks if mark)
+    if known < least or marks.count(-1) < indented_share * known:
+        return [0] * len(texts)
+    return marks
