@@ -11,7 +11,7 @@ class Block:
     """One paragraph-like run of text as it appears in the source.
 
     `size` and `bold` describe the dominant font (PDF only; 0/False elsewhere). `heading` is set
-    when the source itself marks the block as a heading (a markdown `#` line): 1 is the top level.
+    when the source itself marks the block as a heading (a markdown `#` line, an <h2>): 1 is the top level.
     `indent` (PDF only) is how many points the first line starts right of the block's other lines:
     about a font size where a paragraph's first line is indented, about 0 where it is flush left,
     negative for a hanging indent; None where unknown (one line, a table, rotated text, other formats).
@@ -47,5 +47,5 @@ class ParsedDocument:
     pages: int
     blocks: list[Block]
     outline: list[OutlineEntry] = field(default_factory=list)
-    format: str = "text"  # pdf | markdown | text
+    format: str = "text"  # pdf | markdown | html | text
     warnings: list[str] = field(default_factory=list)  # read, but not cleanly (a repaired PDF)

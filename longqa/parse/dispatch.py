@@ -12,7 +12,7 @@ from longqa.parse.blocks import ParsedDocument
 
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
-SUPPORTED_SUFFIXES = {".pdf", ".txt", ".md", ".markdown", ".text"}
+SUPPORTED_SUFFIXES = {".pdf", ".txt", ".md", ".markdown", ".text", ".html", ".htm"}
 
 
 def parse_file(path: Path, limits: Limits | None = None) -> ParsedDocument:
@@ -21,7 +21,7 @@ def parse_file(path: Path, limits: Limits | None = None) -> ParsedDocument:
     limits = limits or Limits()
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
-        raise InputError(path, f"unsupported file type '{suffix or as_text(path.name)}' (use .pdf, .txt or .md)")
+        raise InputError(path, f"unsupported file type '{suffix or as_text(path.name)}' (use .pdf, .txt, .md or .html)")
     _check_size(path, limits)
     if suffix == ".pdf":
         from longqa.parse.pdf import parse_pdf
@@ -31,6 +31,10 @@ def parse_file(path: Path, limits: Limits | None = None) -> ParsedDocument:
         from longqa.parse.markdown import parse_markdown
 
         doc = parse_markdown(path)
+    elif suffix in {".html", ".htm"}:
+        from longqa.parse.tagged import parse_tagged
+
+        doc = parse_tagged(path)
     else:
         from longqa.parse.text import parse_text
 

@@ -1,4 +1,5 @@
-"""Plain text: paragraphs split on blank lines, pages split on form feeds."""
+"""Plain text: paragraphs split on blank lines, pages split on form feeds; a text that is a web page
+saved with its HTML tags is read by its tags (tagged.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
+from longqa.parse.tagged import looks_tagged, parse_tagged
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 
@@ -25,6 +27,8 @@ def paragraphs(text: str) -> list[str]:
 
 def parse_text(path: Path) -> ParsedDocument:
     text = read_text(path)
+    if looks_tagged(text):  # a web page saved as text: its tags give the blocks
+        return parse_tagged(path, text)
     pages = text.split("\f")
     blocks = [
         Block(text=paragraph, page=page_no)

@@ -1,7 +1,7 @@
 """`--structure auto|outline|layout|llm|flat`: try the document's own structure first.
 
 Order under auto: PDF bookmarks (validated against page text) → layout headings (PDF fonts,
-numbering) or markdown `#` headings or plain-text heading heuristics → the local model (when a
+numbering) or markdown `#` and HTML <h1>-<h6> headings or plain-text heading heuristics → the local model (when a
 structurer is given) → flat paragraphs. Returns the tree and the name of the source that made it.
 """
 
@@ -38,10 +38,10 @@ def own_headings(doc: ParsedDocument, mode: str) -> tuple[list[Heading], str]:
             if headings:
                 return headings, "layout"
     elif mode in ("auto", "layout", "outline"):
-        if doc.format == "markdown":
+        if doc.format in ("markdown", "html"):  # headings the source marks (`#`, <h2>)
             headings = markdown_headings(doc)
             if headings:
-                return headings, "markdown"
+                return headings, doc.format
         headings = text_headings(doc)
         if headings:
             return headings, "text"
