@@ -309,6 +309,22 @@ def test_how_many_questions_prefer_the_quantity_of_what_they_count():
     assert grounded._stem("treated") == grounded._stem("treat")
 
 
+def test_a_quantity_question_prefers_the_measure_it_names():
+    sentence = "Kansas covers 213,100 km and had 2,913,123 inhabitants in 2020; the new airport cost $41 million, 12% over budget."
+    quantities = [c for c in spans.candidates(sentence) if c.kind == "quantity"]
+
+    def fit(question):
+        measure = spans.asked_measure(question)
+        return {c.text: spans.measures(c, measure) for c in quantities}
+
+    population = fit("What is the population of the state where Dodge City Regional Airport is located?")
+    assert population["2,913,123"] == 1.0 and population["213,100 km"] == -1.0 and population["$41 million"] == -1.0
+    cost = fit("What did the airport cost?")
+    assert cost["$41 million"] == 1.0 and cost["12%"] == -1.0 and cost["2,913,123"] == 0.0
+    assert fit("How far is the airport from Wichita?")["213,100 km"] == 1.0
+    assert set(fit("How many runways does it have?").values()) == {0.0}  # counts() reads "how many X"
+
+
 def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     # The answer's sentence shares no content word with the question: only the first hop's
     # sentence ("Decade ... by Neil Young") leads to it, through the name it holds.

@@ -151,6 +151,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     stems = _question_stems(question)
     head = spans.head_noun(question)
     counted = spans.counted_noun(question)
+    measure = spans.asked_measure(question) if want in ("quantity", "any") else None
     bridge_words = [set(words(entity)) for entity in bridges]
     bridge_own = set().union(*bridge_words) - STOPWORDS
     draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
@@ -190,6 +191,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 elif spans.names_head(span, head):
                     prior += W_HEAD
                 prior += W_HEAD * spans.counts(span, counted)  # "how many people": 118,000 people, not 640 km
+                prior += W_HEAD * spans.measures(span, measure)  # a population is not "213,100 km"
                 near = _proximity(stems, near_words, span.start, span.end)
                 if mentions:  # a second hop's answer stands beside the bridge entity
                     near = max(near, _closeness(mentions, span.start, span.end))

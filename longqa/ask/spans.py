@@ -317,6 +317,54 @@ def counts(span: Span, noun: str | None) -> float:
     return 1.0 if any(w.rstrip("s")[:5] == stem for w in units) else -1.0
 
 
+# What a quantity measures, from its unit; and what a question asks to be measured, from the words
+# that name the measure unambiguously ("population" is a count, "how far" a length; "growth" or
+# "rate" could be a percentage or an amount, so they name none).
+_MEASURES = {
+    "length": re.compile(r"\b(?:km|kilomet(?:er|re)s?|met(?:er|re)s?|m|cm|mm|miles?|feet|foot|ft|inch(?:es)?)$", re.I),
+    "area": re.compile(r"\b(?:acres?|hectares?|sq\.? ?ft|square (?:feet|met(?:er|re)s|miles|kilomet(?:er|re)s)|km2|km²)$", re.I),
+    "mass": re.compile(r"\b(?:kg|kilograms?|grams?|g|tonnes?|tons?|pounds?|lbs?)$", re.I),
+    "percent": re.compile(r"(?:%|\bpercent|\bper cent|\bpercentage points?|\bbasis points|\bbps)$", re.I),
+    "money": re.compile(r"[$€£¥]"),
+    "time": _TIME_UNITS,
+}
+_ASKS_MEASURE = [
+    ("count", re.compile(r"\bpopulation\b|\bhow many (?:people|inhabitants|residents)\b|\bnumber of (?:people|inhabitants|residents)\b", re.I)),
+    ("length", re.compile(r"\bhow (?:far|tall|high|deep|wide)\b|\b(?:distance|height|length|elevation|depth|altitude)\b", re.I)),
+    ("area", re.compile(r"\b(?:area|how large an area)\b", re.I)),
+    ("mass", re.compile(r"\bhow heavy\b|\bweight\b", re.I)),
+    ("percent", re.compile(r"\b(?:what|which) (?:percentage|percent|proportion|share)\b|%", re.I)),
+    ("money", re.compile(r"\b(?:how much (?:money|did|does|do|was|is)|cost|price|revenues?|sales|income|salary|"
+                         r"compensation|fees?|dividends?|budget|spending|capex)\b", re.I)),
+]
+
+
+def asked_measure(question: str) -> str | None:
+    """The measure a quantity question names unambiguously: count, length, area, mass, percent,
+    money; None when it names none (or when it asks how many of a thing: counts() reads that)."""
+    for measure, pattern in _ASKS_MEASURE:
+        if pattern.search(question):
+            return measure
+    return None
+
+
+def measures(span: Span, measure: str | None) -> float:
+    """+1 when a quantity measures what the question asks ("2,913,123" or "2.9 million people" for a
+    population, "$4.1 million" for a cost), -1 when its unit measures something else ("213,100 km"
+    for a population, "12%" for a cost), 0 otherwise."""
+    if measure is None or span.kind != "quantity":
+        return 0.0
+    text = span.text.strip()
+    own = next((name for name, unit in _MEASURES.items() if unit.search(text)), None)
+    if measure == "count":  # a count is a bare number, or a number of people
+        if own is not None:
+            return -1.0
+        return 1.0 if re.search(r"\b(?:people|inhabitants|residents)$", text, re.I) or re.search(r"\d", text) else 0.0
+    if own is None:
+        return 0.0
+    return 1.0 if own == measure else -1.0
+
+
 def defines(span: Span, sentence: str, head: str | None) -> bool:
     """The sentence says the span IS the question's head noun ("Ferric sulphate is the coagulant",
     "the coagulant is ferric sulphate"), for a "what coagulant ..." question."""
