@@ -65,6 +65,20 @@ def test_one_line_text_dump_is_read_by_its_tags(tmp_path):
     assert any("\nBrass band\nOrigin | England\n" in leaf.text for leaf in leaves(root))  # <Th_colspan="2"> is a th
 
 
+def test_a_layout_table_is_read_as_the_blocks_inside_it(tmp_path):
+    # A script site: the whole page sits in a table, the script in a <pre> in one of its cells.
+    script = "INT. NEST - DAY\n\nCODY climbs onto the eagle's back.\nCODY\n  Hold on!\n\nThey soar over the cliff."
+    page = ("<html><body><table><tr><td><a href='/'>Script Database</a></td></tr>"
+            "<tr><td><table><tr><td>Genre</td><td>Action</td></tr><tr><td>Year</td><td>1990</td></tr></table></td>"
+            f"<td><h1>Rescuers Down Under</h1><pre>{script}</pre></td></tr></table></body></html>")
+    doc = parse_file(write(tmp_path, "script.html", page))
+    texts = [b.text for b in doc.blocks]
+    assert "INT. NEST - DAY" in texts and "They soar over the cliff." in texts
+    assert "CODY climbs onto the eagle's back.\nCODY\n  Hold on!" in texts  # the script's lines kept
+    assert [b.text for b in doc.blocks if b.table] == ["Genre | Action\nYear | 1990"]  # a data table inside stays one
+    assert [(b.heading, b.text) for b in doc.blocks if b.heading] == [(1, "Rescuers Down Under")]
+
+
 def test_prose_with_a_stray_tag_stays_plain_text(tmp_path):
     text = "Use the <p> element for paragraphs.\n\nWhen x < 3 and y > 2 the rule holds.\n"
     doc = parse_file(write(tmp_path, "note.txt", text))

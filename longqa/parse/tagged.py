@@ -5,7 +5,9 @@ line. Read as plain text, such a file is one paragraph cut every few hundred tok
 Here the tags give the blocks: <h1>-<h6> become heading blocks (the level their number says, as a
 markdown `#`), <p>, <li>, <dd>/<dt>, <blockquote> and <pre> paragraphs, a <table> one table block
 with a line per row and its cells joined by " | ". Tags never reach the stored text; entities are
-decoded; script, style, head and comments are dropped. A tag name is read up to its first
+decoded; script, style, head and comments are dropped. A table that lays out a page (it holds
+headings, paragraphs or preformatted text, or a cell of thousands of characters) is read as the
+blocks inside it, not as rows. A tag name is read up to its first
 character that cannot be in one, so the dumps' `<Th_colspan="2">` is a `th`.
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
+from longqa.parse.text import paragraphs
 
 # A tag, or a comment, doctype or processing instruction (group 2 is None for those).
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)[^<>]*>|<!--.*?-->|<![A-Za-z][^<>]*>|<\?[^<>]*>", re.S)
@@ -27,6 +30,8 @@ _PARAGRAPH = {"p", "li", "dt", "dd", "blockquote", "pre", "div", "section", "art
 _HEADING = re.compile(r"h([1-6])$")
 _CELL = {"td", "th"}
 _SPACE = re.compile(r"\s+")
+_LAYOUT_SIGNS = {"p", "pre", "div", "blockquote"}
+LAYOUT_CELL_CHARS = 2000
 # A text file counts as tagged when it holds this many block-level tags (a stray "<p>" in prose
 # or a formula's "<" does not make a web page).
 MIN_TAGS = 8
@@ -46,19 +51,23 @@ def looks_tagged(text: str) -> bool:
 def tagged_blocks(text: str, page: int = 1) -> list[Block]:
     """The blocks of a tagged text, in reading order."""
     blocks: list[Block] = []
-    words: list[str] = []  # the running paragraph or heading
+    words: list[str] = []  # the running paragraph, heading or table cell
     heading: int | None = None
-    rows: list[list[str]] = []  # the running table
+    rows: list[list[str]] = []  # the running data table
     cells: list[str] = []
-    depth = {"table": 0, "dropped": 0}
-    dropped_tag = ""
+    tables: list[bool] = []  # open tables, innermost last: True for a layout table
+    dropped_tag = ""  # inside <script>, <style>, ... until its end tag
+    preformatted = False  # inside <pre>
 
     def flush() -> None:
         nonlocal heading
-        line = _SPACE.sub(" ", html.unescape("".join(words))).strip()
+        if preformatted:  # lines kept, paragraphs parted by blank lines (a script, a poem)
+            blocks.extend(Block(text=part, page=page) for part in paragraphs(html.unescape("".join(words))))
+        else:
+            line = _SPACE.sub(" ", html.unescape("".join(words))).strip()
+            if line:
+                blocks.append(Block(text=line, page=page, heading=heading))
         words.clear()
-        if line:
-            blocks.append(Block(text=line, page=page, heading=heading))
         heading = None
 
     def end_cell() -> None:
@@ -67,65 +76,103 @@ def tagged_blocks(text: str, page: int = 1) -> list[Block]:
         if cell:
             cells.append(cell)
 
-    def end_row() -> None:
+    def end_table() -> None:
         end_cell()
         if cells:
             rows.append(list(cells))
         cells.clear()
+        if rows:
+            blocks.append(Block(text="\n".join(" | ".join(row) for row in rows), page=page, table=True))
+        rows.clear()
 
+    matches = list(_TAG.finditer(text))
+    layout = _layout_tables(matches, text)
     position = 0
-    for match in _TAG.finditer(text):
+    for index, match in enumerate(matches):
         between = text[position:match.start()]
         position = match.end()
-        if depth["dropped"]:
-            if match.group(2) and match.group(2).lower() == dropped_tag and match.group(1):
-                depth["dropped"] = 0
+        name = (match.group(2) or "").lower()
+        if dropped_tag:
+            if name == dropped_tag and match.group(1):
+                dropped_tag = ""
             continue
         words.append(between)
-        if match.group(2) is None:  # a comment or a declaration
+        if not name:  # a comment or a declaration
             continue
-        closing, name = bool(match.group(1)), match.group(2).lower()
+        closing = bool(match.group(1))
+        in_data = bool(tables) and not tables[-1]
         if name in _DROPPED:
             if not closing:
-                depth["dropped"], dropped_tag = 1, name
-            continue
-        if name == "table":
+                dropped_tag = name
+        elif name == "table":
             if not closing:
-                if depth["table"] == 0:
+                if not in_data:  # a table inside a data table's cell stays in the cell
                     flush()
-                depth["table"] += 1
-            elif depth["table"]:
-                depth["table"] -= 1
-                if depth["table"] == 0:
-                    end_row()
-                    if rows:
-                        blocks.append(Block(text="\n".join(" | ".join(row) for row in rows), page=page, table=True))
-                    rows.clear()
-            continue
-        if depth["table"]:
+                tables.append(index in layout and not in_data)
+            elif tables:
+                was_data = not tables.pop()
+                if was_data and (not tables or tables[-1]):
+                    end_table()
+                elif not was_data:
+                    flush()
+        elif in_data:
             if name == "tr":
-                end_row()
+                end_cell()
+                if cells:
+                    rows.append(list(cells))
+                cells.clear()
             elif name in _CELL:
                 end_cell()
             elif name in _PARAGRAPH or _HEADING.match(name):
                 words.append(" ")  # a list or paragraph inside a cell stays in the cell
-            continue
-        level = _HEADING.match(name)
-        if level:
+        elif _HEADING.match(name):
             flush()
             if not closing:
-                heading = int(level.group(1))
-        elif name in _PARAGRAPH:
+                heading = int(name[1])
+        elif name in _PARAGRAPH or name in _CELL or name == "tr":  # a layout table's cells part text
             flush()
+            if name == "pre":
+                preformatted = not closing
         # any other tag (<a>, <b>, <span>) is inline: dropped, the words either side joined as written
-    if not depth["dropped"]:
+    if not dropped_tag:
         words.append(text[position:])
-    if depth["table"]:
-        end_row()
-        if rows:
-            blocks.append(Block(text="\n".join(" | ".join(row) for row in rows), page=page, table=True))
+    if tables and not all(tables):
+        end_table()
     flush()
     return blocks
+
+
+def _layout_tables(matches: list, text: str) -> set[int]:
+    """The indices (into `matches`) of <table> tags that open a page's layout rather than data: a
+    table holding headings, <p>, <pre>, <div> or <blockquote> blocks, or a cell of over
+    LAYOUT_CELL_CHARS characters (a film script laid out in one cell of a page-wide table)."""
+    layout: set[int] = set()
+    opened: list[tuple[int, bool]] = []  # (index of the <table>, whether it is layout so far)
+    cell_start = -1
+    for index, match in enumerate(matches):
+        name = (match.group(2) or "").lower()
+        if not name or not opened and name != "table":
+            continue
+        closing = bool(match.group(1))
+        if name == "table" and not closing:
+            opened.append((index, False))
+        elif name == "table" and opened:
+            start, is_layout = opened.pop()
+            if is_layout:
+                layout.add(start)
+        elif name in _LAYOUT_SIGNS or _HEADING.match(name):
+            opened[-1] = (opened[-1][0], True)
+        elif name in _CELL:
+            if not closing:
+                cell_start = match.end()
+            elif cell_start >= 0:
+                if match.start() - cell_start > LAYOUT_CELL_CHARS:
+                    opened[-1] = (opened[-1][0], True)
+                cell_start = -1
+    for start, is_layout in opened:  # never closed
+        if is_layout:
+            layout.add(start)
+    return layout
 
 
 def parse_tagged(path: Path, text: str | None = None) -> ParsedDocument:

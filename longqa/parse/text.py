@@ -8,7 +8,6 @@ from pathlib import Path
 
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
-from longqa.parse.tagged import looks_tagged, parse_tagged
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 
@@ -27,6 +26,8 @@ def paragraphs(text: str) -> list[str]:
 
 def parse_text(path: Path) -> ParsedDocument:
     text = read_text(path)
+    from longqa.parse.tagged import looks_tagged, parse_tagged  # tagged.py splits <pre> text with paragraphs()
+
     if looks_tagged(text):  # a web page saved as text: its tags give the blocks
         return parse_tagged(path, text)
     pages = text.split("\f")
