@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from longqa.ask import focus, grounded, hops, sentences, spans
+from longqa.ask import focus, grounded, hops, sentences, skill, spans
 from longqa.ask.answer import plan_answer
 from tests.ask_support import build_store, make_pipeline, reactor_handbook
 from tests.fakes import FakeEmbedder, FakeGenerator
@@ -152,6 +152,21 @@ def test_no_answer_when_nothing_fits_and_the_model_says_so(power_db):
     result = pipeline.answer("Who designed the power plant?")  # the documents name nobody
     assert result.answer == grounded.NO_ANSWER and result.quotes == []
     assert result.grounding.mode == "none"
+
+
+def test_yes_no_verdict_follows_the_words_when_the_model_is_at_chance(power_db):
+    # gemma-3-270m's own verdict measured at chance (ask/skill.py): the word rule decides.
+    says_yes = FakeGenerator(choose=lambda prompt, labels: next((l for l in labels if "Yes" in l), None))
+    says_yes.name = "gemma-3-270m-fake"
+    pipeline = make_pipeline(power_db, says_yes)
+    yes = pipeline.answer("Can the diesel generators run both for about 52 hours?")
+    assert yes.answer.startswith("Yes [") and "52 hours" in yes.quotes[0].text
+    no = pipeline.answer("Do the generators run on solar panels?")
+    assert no.answer.startswith("No [")
+    assert skill.weight(says_yes, "verdict") == 0.0
+    # A model never measured (one passed with -m) steers with its own verdict.
+    unmeasured = FakeGenerator(choose=lambda prompt, labels: next((l for l in labels if "Yes" in l), None))
+    assert skill.weight(unmeasured, "verdict") == 1.0
 
 
 def test_trace_links_answer_sentences_to_sources(power_db):

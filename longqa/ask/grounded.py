@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from longqa.ask import focus, spans, tables
+from longqa.ask import focus, skill, spans, tables
 from longqa.ask.citations import strip_markers
 from longqa.ask.context import Passage, page_span, section_of
 from longqa.ask.prompts import short_answer_prompt
@@ -48,6 +48,8 @@ W_HEAD = ANSWER.w_head
 W_DEFINES = ANSWER.w_defines
 W_PLACE = ANSWER.w_place
 W_DRAFT_TYPED = ANSWER.w_draft_typed
+W_VERDICT_RULE = ANSWER.w_verdict_rule
+VERDICT_SENTENCES = ANSWER.verdict_sentences
 DRAFT_TOKENS = ANSWER.draft_tokens
 DRAFT_TOKENS_TYPED = ANSWER.draft_tokens_typed
 MAX_DRAFT_WORDS = ANSWER.max_draft_words
@@ -163,9 +165,11 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             pool[key] = _Candidate(text, kind, sentence, prior)
 
     if want == "yesno":  # a verdict: only yes or no, supported by the best sentence
-        top = ranked[0] if ranked else None
+        rule, support = verdict_rule(question, ranked[:VERDICT_SENTENCES])
+        top = support or (ranked[0] if ranked else None)
         for text in ("Yes", "No"):
-            offer(text, "yesno", top, 1.0 + (W_DRAFT if re.match(rf"{text}\b", draft, re.I) else 0.0))
+            offer(text, "yesno", top, 1.0 + (W_VERDICT_RULE if text == rule else 0.0)
+                  + (W_DRAFT if re.match(rf"{text}\b", draft, re.I) else 0.0))
     else:
         if want == "option":
             options = spans.alternatives(question)
@@ -211,7 +215,11 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                                 NO_ANSWER_PRIOR + (W_DRAFT if "not say" in draft.lower() else 0.0)))
     probabilities = _model_probabilities(generator, prompt, [c.text for c in shortlist])
     if want == "yesno":
-        probabilities = _calibrated_verdict(generator, question, shortlist, probabilities)
+        # The model's verdict steers as far as it was measured to beat chance (ask/skill.py).
+        trust = skill.weight(generator, "verdict")
+        probabilities = [p * trust if c.kind == "yesno" else p for c, p in
+                         zip(shortlist, _calibrated_verdict(generator, question, shortlist, probabilities)
+                             if trust > 0 else probabilities)]
     for candidate, probability in zip(shortlist, probabilities):
         candidate.model = probability
         candidate.final = candidate.prior + W_MODEL * probability
@@ -223,6 +231,25 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         return NO_ANSWER, grounding
     grounding.quotes = [quote_of(winner.sentence)]
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot)\b|n['’]t\b", re.I)
+_VERDICT_FILLER = {"both", "same", "also", "either", "each", "one", "ever", "really", "actually"}
+
+
+def verdict_rule(question: str, sentences: list[focus.Sentence]) -> tuple[str, focus.Sentence | None]:
+    """A yes/no verdict from the words alone: "Yes" when the best sentences say every content word
+    of the question (by stem) and the sentence saying most of them is not negated, else "No";
+    with the sentence that says most of them. A rule, not a reading: what it is worth against the
+    model's verdict is measured (bench/answer_tuning.py) and set in W_VERDICT_RULE."""
+    stems = {stem for stem in _question_stems(spans.question_core(question))
+             if stem not in _VERDICT_FILLER}
+    if not stems or not sentences:
+        return "No", None
+    said = [{_stem(w) for w in words(s.text)} & stems for s in sentences]
+    best = max(range(len(sentences)), key=lambda i: (len(said[i]), sentences[i].score))
+    covered = set().union(*said) == stems
+    return ("Yes" if covered and not _NEGATION.search(sentences[best].text) else "No"), sentences[best]
 
 
 def _mentions(own: set[str], sentence: str) -> list[tuple[int, int]]:

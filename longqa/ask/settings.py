@@ -207,6 +207,10 @@ class AnswerSettings:
     stem_only: float = tunable(0.7, "credit of a word that meets a question word only by its stem", SPOT)
     w_unrelated: float = tunable(0.3, "factor of a span whose sentence holds none of the question's words", SPOT)
     w_model: float = tunable(1.0, "weight of the generator's choice against the rule prior", SPOT)
+    w_verdict_rule: float = tunable(
+        0.3, "a yes/no question's prior for the verdict of the word rule (every question word said in the "
+        "best sentences, not negated: Yes); the model's own verdict adds as far as its skill allows", SPOT)
+    verdict_sentences: int = tunable(4, "best focused sentences the yes/no word rule reads", SPOT)
     w_draft: float = tunable(1.0, "weight of agreeing with the model's own short draft answer", SPOT)
     w_draft_typed: float = tunable(
         0.3, "the draft's weight when the question wants a figure, date, duration or frequency", SPOT)

@@ -27,6 +27,9 @@ MEASURED: dict[str, dict[str, tuple[float, float]]] = {
         # 11 broad questions of the tune half answered in free text (token F1 to the gold answers):
         # the model's own words 0.178, quoting the 3 best focused sentences 0.217 ("chance" here).
         "free-text": (0.178, 0.217),
+        # 7 yes/no questions of the tune half (bench/answer_tuning.py): the calibrated Yes/No
+        # probabilities chose right 0 times (chance 0.5); the word rule (grounded.verdict_rule) 4 times.
+        "verdict": (0.0, 0.5),
     },
 }
 
