@@ -75,7 +75,7 @@ def test_links_directories_and_devices_each_fail_with_their_own_reason(tmp_path,
     assert len(lines) == 5
     reasons = {line.split(": ", 2)[1].rsplit("/", 1)[-1]: line.split(": ", 2)[2] for line in lines}
     assert reasons == {
-        "x.pdf": "directory holds no documents (no .markdown, .md, .pdf, .text, .txt files)",
+        "x.pdf": "directory holds no documents (no .htm, .html, .markdown, .md, .pdf, .text, .txt files)",
         "loop1": "symbolic link loop (the link leads back to itself)",
         "broken.md": "broken symbolic link (its target does not exist)",
         "pipe.txt": "not a regular file (a device, pipe or socket)",

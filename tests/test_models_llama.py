@@ -125,7 +125,10 @@ def test_a_kept_prompt_head_is_loaded_instead_of_read_again(generator):
     generator.complete("Something else unrelated.", max_tokens=2)
     again = generator.option_logprobs(prompt, options)
     assert generator.prefixes_loaded == loaded + 1
-    assert again == pytest.approx(fresh, abs=0.15)  # the same scores as read from an empty cache
+    # The same choice as read from an empty cache. Compared as a distribution over the options: a
+    # restored state and a fresh batch differ in float rounding, by up to ~0.2 nats on an option
+    # the model gives ~0.1 % (seen on one CPU build), which moves its probability by nothing.
+    assert _softmax(again) == pytest.approx(_softmax(fresh), abs=0.02)
     assert max(range(3), key=again.__getitem__) == max(range(3), key=fresh.__getitem__)
     generator.complete("Unrelated again.", max_tokens=2)
     assert generator.complete(prompt, max_tokens=3)  # generation after a loaded head works too
@@ -190,3 +193,9 @@ def test_copy_of_the_converted_gguf_has_its_identity(tmp_path):
     copy = tmp_path / "my-minilm.gguf"
     shutil.copyfile(default_embedder_path(), copy)
     assert load_embedder(str(copy)).name == GGUF_EMBEDDER_NAME
+
+
+def _softmax(logprobs: list[float]) -> list[float]:
+    peak = max(logprobs)
+    weights = [math.exp(lp - peak) for lp in logprobs]
+    return [w / sum(weights) for w in weights]
