@@ -340,6 +340,17 @@ def test_a_quantity_question_prefers_the_measure_it_names():
     assert set(fit("How many runways does it have?").values()) == {0.0}  # counts() reads "how many X"
 
 
+def test_who_plays_questions_prefer_the_name_cast_in_the_role():
+    role = spans.asked_role("who plays charles a series of unfortunate events")
+    assert "charles" in role and spans.asked_role("Who founded the company?") == set()
+    for sentence, actor in (("Rhys Darby as Charles , Sir 's partner .", "Rhys Darby"),
+                            ("Charles is played by Rhys Darby in the second season.", "Rhys Darby")):
+        cast = [c.text for c in spans.candidates(sentence) if spans.casts(c, sentence, role)]
+        assert cast == [actor], (sentence, cast)
+    lead = "Neil Patrick Harris portrays Count Olaf in the series ."
+    assert not [c.text for c in spans.candidates(lead) if spans.casts(c, lead, role)]
+
+
 def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     # The answer's sentence shares no content word with the question: only the first hop's
     # sentence ("Decade ... by Neil Young") leads to it, through the name it holds.

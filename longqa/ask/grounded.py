@@ -154,6 +154,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     head = spans.head_noun(question)
     counted = spans.counted_noun(question)
     measure = spans.asked_measure(question) if want in ("quantity", "any") else None
+    role = spans.asked_role(question)
     bridge_words = [set(words(entity)) for entity in bridges]
     bridge_own = set().union(*bridge_words) - STOPWORDS
     draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
@@ -191,6 +192,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 if span.kind == "phrase":
                     prior -= W_PHRASE
                 if spans.defines(span, sentence.text, head):  # "Ferric sulphate is the coagulant"
+                    prior += W_DEFINES
+                elif spans.casts(span, sentence.text, role):  # "who plays Charles": "Rhys Darby as Charles"
                     prior += W_DEFINES
                 elif spans.names_head(span, head):
                     prior += W_HEAD

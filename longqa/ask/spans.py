@@ -365,6 +365,32 @@ def measures(span: Span, measure: str | None) -> float:
     return 1.0 if own == measure else -1.0
 
 
+_ASKS_ACTOR = re.compile(r"\bwho\s+(?:plays|played|portrays|portrayed|voices|voiced|stars as|starred as)\s+"
+                         r"(?:the\s+(?:role|part)\s+of\s+)?(.+)", re.I)
+_CAST_AFTER = re.compile(r"\s*,?\s+(?:as|plays|played|portrays|portrayed|voices|voiced)\s+(?:the\s+)?([\w'’-]+)", re.I)
+_CAST_BEFORE = re.compile(r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*,?\s+(?:is|was|are|were)?\s*(?:played|portrayed|voiced)\s+by\s+$", re.I)
+
+
+def asked_role(question: str) -> set[str]:
+    """For "who plays Charles in ...", the words that may name the role (lower case); empty for
+    other questions."""
+    match = _ASKS_ACTOR.search(question)
+    return {w for w in words(match.group(1)) if w not in STOPWORDS} if match else set()
+
+
+def casts(span: Span, sentence: str, role: set[str]) -> bool:
+    """The sentence casts the span in the asked role: "Rhys Darby as Charles", "Dan Stevens plays
+    the Beast", "Charles is played by Rhys Darby"."""
+    if not role or span.kind != "name" or span.start < 0:
+        return False
+    after = _CAST_AFTER.match(sentence, span.end)
+    before = _CAST_BEFORE.search(sentence[max(0, span.start - 60):span.start])
+    named = set(words(after.group(1))) if after else set()
+    if before:
+        named |= set(words(before.group(1)))  # "Jennifer Parker is played by ..."
+    return bool(named & role)
+
+
 def defines(span: Span, sentence: str, head: str | None) -> bool:
     """The sentence says the span IS the question's head noun ("Ferric sulphate is the coagulant",
     "the coagulant is ferric sulphate"), for a "what coagulant ..." question."""
