@@ -220,9 +220,9 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     if want == "yesno":
         # The model's verdict steers as far as it was measured to beat chance (ask/skill.py).
         trust = skill.weight(generator, "verdict")
-        probabilities = [p * trust if c.kind == "yesno" else p for c, p in
-                         zip(shortlist, _calibrated_verdict(generator, question, shortlist, probabilities)
-                             if trust > 0 else probabilities)]
+        if trust > 0:  # no calibration call for a model whose verdict does not steer
+            probabilities = _calibrated_verdict(generator, question, shortlist, probabilities)
+        probabilities = [p * trust if c.kind == "yesno" else p for c, p in zip(shortlist, probabilities)]
     for candidate, probability in zip(shortlist, probabilities):
         candidate.model = probability
         candidate.final = candidate.prior + W_MODEL * probability
@@ -243,8 +243,9 @@ _VERDICT_FILLER = {"both", "same", "also", "either", "each", "one", "ever", "rea
 def verdict_rule(question: str, sentences: list[focus.Sentence]) -> tuple[str, focus.Sentence | None]:
     """A yes/no verdict from the words alone: "Yes" when the best sentences say every content word
     of the question (by stem) and the sentence saying most of them is not negated, else "No";
-    with the sentence that says most of them. A rule, not a reading: what it is worth against the
-    model's verdict is measured (bench/answer_tuning.py) and set in W_VERDICT_RULE."""
+    with the sentence that says most of them. A rule, not a reading: its weight against a model's
+    verdict (W_VERDICT_RULE) was set by hand; it decides alone where the model's verdict was
+    measured at chance (skill.py)."""
     stems = {stem for stem in _question_stems(spans.question_core(question))
              if stem not in _VERDICT_FILLER}
     if not stems or not sentences:

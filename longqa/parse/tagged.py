@@ -76,17 +76,20 @@ def tagged_blocks(text: str, page: int = 1) -> list[Block]:
         if cell:
             cells.append(cell)
 
-    def end_table() -> None:
+    def end_row() -> None:
         end_cell()
         if cells:
             rows.append(list(cells))
         cells.clear()
+
+    def end_table() -> None:
+        end_row()
         if rows:
             blocks.append(Block(text="\n".join(" | ".join(row) for row in rows), page=page, table=True))
         rows.clear()
 
     matches = list(_TAG.finditer(text))
-    layout = _layout_tables(matches, text)
+    layout = _layout_tables(matches)
     position = 0
     for index, match in enumerate(matches):
         between = text[position:match.start()]
@@ -117,10 +120,7 @@ def tagged_blocks(text: str, page: int = 1) -> list[Block]:
                     flush()
         elif in_data:
             if name == "tr":
-                end_cell()
-                if cells:
-                    rows.append(list(cells))
-                cells.clear()
+                end_row()
             elif name in _CELL:
                 end_cell()
             elif name in _PARAGRAPH or _HEADING.match(name):
@@ -142,7 +142,7 @@ def tagged_blocks(text: str, page: int = 1) -> list[Block]:
     return blocks
 
 
-def _layout_tables(matches: list, text: str) -> set[int]:
+def _layout_tables(matches: list) -> set[int]:
     """The indices (into `matches`) of <table> tags that open a page's layout rather than data: a
     table holding headings, <p>, <pre>, <div> or <blockquote> blocks, or a cell of over
     LAYOUT_CELL_CHARS characters (a film script laid out in one cell of a page-wide table)."""
