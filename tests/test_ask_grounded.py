@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from longqa.ask import focus, grounded, hops, sentences, skill, spans
+from longqa.ask import focus, grounded, hops, kinds, sentences, skill, spans
 from longqa.ask.answer import plan_answer
 from tests.ask_support import build_store, make_pipeline, reactor_handbook
 from tests.fakes import FakeEmbedder, FakeGenerator
@@ -388,3 +388,49 @@ def test_year_questions_get_the_year_and_where_questions_the_place():
     placed = {c.text for c in spans.candidates(sentence) if spans.placed(c, sentence, "Where did the band form?")}
     assert placed == {"Leyton"}
     assert not any(spans.placed(c, sentence, "Who formed the band?") for c in spans.candidates(sentence))
+
+
+def test_a_month_alone_is_a_date_not_a_name():
+    sentence = "Scott Young (April 14, 1918 - June 12, 2005) married in May."
+    found = {(c.text, c.kind) for c in spans.candidates(sentence)}
+    assert ("Scott Young", "name") in found and ("May", "date") in found
+    assert not [text for text, kind in found if kind == "name" and text in ("April", "June", "May")]
+
+
+@pytest.mark.parametrize("question, sign", [
+    ("Who is the spouse of the director of the film?", 1), ("With whom did she record it?", 1),
+    ("Which actress played the lead?", 1), ("Where did the band form?", -1),
+    ("What movie stars the producer of the film?", -1), ("What is the name of the woman who founded it?", 1),
+    ("What did the woman who founded it study?", 0), ("How many people live there?", 0)])
+def test_which_questions_ask_for_a_person(question, sign):
+    assert kinds.asks_person(question) == sign
+
+
+@pytest.mark.models
+def test_the_embedder_tells_peoples_names_from_places_and_titles():
+    from longqa.models.resolve import load_embedder
+
+    typer = kinds.typer_for(load_embedder())
+    people = ["Margarethe Lindqvist", "Tomasz Wojcik", "Adebayo Okonkwo", "Hiroshi Nakamura"]
+    others = ["Lake Winnipesaukee", "Harrowgate", "The Silent Harbour", "Northfield Rovers", "Baltic Sea"]
+    assert all(x > 0 for x in typer.personhood(people)), typer.personhood(people)
+    assert all(x < 0 for x in typer.personhood(others)), typer.personhood(others)
+
+
+@pytest.mark.models
+def test_who_questions_prefer_a_persons_name(tmp_path):
+    from longqa.models.resolve import load_embedder
+
+    # The town stands nearer the question's words than the director does; "who" wants the person.
+    doc = ("# The Silent Harbour\n\nThe Silent Harbour is a 1952 drama film shot in Harrowgate and directed "
+           "by Edmund Fairweather for the Northfield studio.\n")
+    db = build_store(tmp_path / "who.db", {"film.md": doc}, tmp_path, FakeEmbedder())
+    question = "Who directed The Silent Harbour?"
+    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
+    plan = plan_answer(refined.question, refined.passages, "extractive", 0.1, FakeEmbedder())
+    names = lambda grounding: [c["text"] for c in grounding.candidates]  # noqa: E731
+    _, without = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences)
+    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+                                            embedder=load_embedder())
+    assert text.startswith("Edmund Fairweather"), names(grounding)[:4]
+    assert names(without).index("Edmund Fairweather") > names(grounding).index("Edmund Fairweather")

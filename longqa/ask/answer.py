@@ -46,6 +46,7 @@ class AnswerPlan:
     # The bridge entities the search hopped through: a multi-hop question's answer is what the
     # last hop says about them, never one of them ("the founder of X was raised where?").
     bridges: list[str] = field(default_factory=list)
+    embedder: object = None  # types the candidate names of "who" questions (ask/kinds.py)
 
 
 def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float, embedder=None,
@@ -78,14 +79,15 @@ def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float
         prompt = prompts.answer_prompt(question, text, long_form=True)
     else:
         prompt = prompts.short_answer_prompt(question, text)
-    return AnswerPlan("free" if long_form else "short", prompt, chosen, long_form, max_tokens, found, bridges)
+    return AnswerPlan("free" if long_form else "short", prompt, chosen, long_form, max_tokens, found, bridges,
+                      embedder)
 
 
 def run_answer(generator: Generator, question: str, plan: AnswerPlan, grounding: list) -> Iterator[str]:
     """The answer's text pieces; the Grounding (quotes, candidates) is appended to `grounding`."""
     if plan.mode == "short":
         text, found = grounded.choose_short(generator, question, plan.focused, plan.prompt, plan.sentences,
-                                            plan.bridges)
+                                            plan.bridges, plan.embedder)
         grounding.append(found)
         yield text
         return

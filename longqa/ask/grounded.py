@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from longqa.ask import focus, skill, spans, tables
+from longqa.ask import focus, kinds, skill, spans, tables
 from longqa.ask.citations import strip_markers
 from longqa.ask.context import Passage, page_span, section_of
 from longqa.ask.prompts import short_answer_prompt
@@ -49,6 +49,8 @@ W_DEFINES = ANSWER.w_defines
 W_PLACE = ANSWER.w_place
 W_DRAFT_TYPED = ANSWER.w_draft_typed
 W_VERDICT_RULE = ANSWER.w_verdict_rule
+W_PERSON = ANSWER.w_person
+PERSON_POOL = ANSWER.person_pool
 VERDICT_SENTENCES = ANSWER.verdict_sentences
 DRAFT_TOKENS = ANSWER.draft_tokens
 DRAFT_TOKENS_TYPED = ANSWER.draft_tokens_typed
@@ -115,10 +117,12 @@ class _Candidate:
 
 
 def choose_short(generator, question: str, focused: list[focus.Sentence], prompt: str,
-                 sentences: list[focus.Sentence] | None = None, bridges: list[str] = ()) -> tuple[str, Grounding]:
+                 sentences: list[focus.Sentence] | None = None, bridges: list[str] = (),
+                 embedder=None) -> tuple[str, Grounding]:
     """The answer line ("about 52 hours [1]") and its grounding, for a short-answer question.
     A table cell or a computation over one row (tables.py) comes first when the rules are sure.
-    `bridges`: entities the search hopped through, which the answer is about but never is."""
+    `bridges`: entities the search hopped through, which the answer is about but never is.
+    `embedder`: tells people's names from others' for "who" questions (kinds.py)."""
     letters = spans.lettered_options(question)
     if letters:
         return _choose_letter(generator, question, letters, focused, prompt)
@@ -213,6 +217,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         for candidate in pool.values():  # the draft votes for the spans it agrees with
             if candidate.kind != "draft":
                 candidate.prior += vote * _agreement(candidate.text, draft)
+        _type_persons(question, pool, kinds.typer_for(embedder))
     shortlist = sorted(pool.values(), key=lambda c: -c.prior)[:MAX_CANDIDATES]
     shortlist.append(_Candidate(NO_ANSWER, "none", None,
                                 NO_ANSWER_PRIOR + (W_DRAFT if "not say" in draft.lower() else 0.0)))
@@ -234,6 +239,18 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         return NO_ANSWER, grounding
     grounding.quotes = [quote_of(winner.sentence)]
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+
+
+def _type_persons(question: str, pool: dict[str, _Candidate], typer) -> None:
+    """A "who" question's best names gain W_PERSON x how much they look like people's names, and
+    lose as much for looking like anything else; a "where" or "which film" question's the reverse."""
+    sign = kinds.asks_person(spans.question_core(question))
+    if typer is None or not sign or W_PERSON <= 0:
+        return
+    named = sorted((c for c in pool.values() if c.kind in ("name", "phrase", "draft")),
+                   key=lambda c: -c.prior)[:PERSON_POOL]
+    for candidate, person in zip(named, typer.personhood([c.text for c in named])):
+        candidate.prior += sign * W_PERSON * person
 
 
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot)\b|n['’]t\b", re.I)

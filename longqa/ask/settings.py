@@ -224,6 +224,13 @@ class AnswerSettings:
         "coagulant'): a definition outweighs the small model's draft", SPOT)
     w_place: float = tunable(
         0.3, "bonus of a name a 'where' question gets after 'in', 'at', 'from' ('formed in Leyton')", SPOT)
+    w_person: float = tunable(
+        0.5, "a name's bonus (or penalty) for looking like a person's when the question asks 'who' (or "
+        "for a place, a group or a work): x its person margin in -1..1 (ask/kinds.py)", SPOT)
+    person_scale: float = tunable(
+        0.03, "cosine margin (person centroid against the nearest other kind's) that counts as fully a "
+        "person's name; all-MiniLM-L6-v2's margins run from about -0.35 to +0.25", SPOT)
+    person_pool: int = tunable(24, "best candidates by prior whose person margin is read (one embedding batch)", SPOT)
     draft_tokens: int = tunable(16, "token cap of the model's draft answer", SPOT)
     draft_tokens_typed: int = tunable(
         6, "... when the rules know the answer kind (enough for 'about 52 hours')", "first-token latency; " + SPOT)

@@ -57,6 +57,9 @@ _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b\d{1,2
 _NAME = re.compile(
     r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|du|von|van|and|for|la|le|del|da)\s+)?[A-Z][\w'’.&-]*)*"
 )
+# A month or a weekday alone is a date, not a name: "April" in "(April 14, 1918 – June 12, 2005)"
+# answers "in what month", never "who".
+_CALENDAR = re.compile(rf"^(?:{_MONTHS}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)$")
 # Placeholders that converted papers leave for formulas and references: never an answer.
 _MARKUP = re.compile(r"\b(?:INLINEFORM|DISPLAYFORM|BIBREF|TABREF|FIGREF|SECREF|CITEREF)\d*\b")
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -208,7 +211,9 @@ def candidates(sentence: str) -> list[Span]:
     for m in _COUNT_WORD.finditer(sentence):
         add(m.start(), m.end(), "quantity")
     for m in _NAME.finditer(sentence):
-        if m.group().lower() not in STOPWORDS:
+        if _CALENDAR.match(m.group()):
+            add(m.start(), m.end(), "date")
+        elif m.group().lower() not in STOPWORDS:
             add(m.start(), m.end(), "name")
             if " and " in m.group():  # "Neil Young and Astrid Young": each name on its own too
                 at = m.start()
