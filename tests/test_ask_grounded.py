@@ -434,3 +434,21 @@ def test_who_questions_prefer_a_persons_name(tmp_path):
                                             embedder=load_embedder())
     assert text.startswith("Edmund Fairweather"), names(grounding)[:4]
     assert names(without).index("Edmund Fairweather") > names(grounding).index("Edmund Fairweather")
+
+
+def test_the_tail_of_a_name_the_question_says_is_no_bridge(tmp_path):
+    # "School" is what is left of "Greenfield-Central High School" once the question's words are
+    # set aside; as a bridge it would raise every sentence about any school above Indiana's.
+    doc = ("# Greenfield-Central High School\n\nGreenfield-Central High School is a public high school in "
+           "Greenfield, Indiana.\n\n"
+           "# Other schools\n\nBaird High School is part of the Baird School District. Central Islip High "
+           "School serves students in grades 9-12. Aspermont School is in Stonewall County.\n\n"
+           "# Alcohol laws of Indiana\n\nIn Indiana, alcohol may be sold only during the hours 7 a.m. to "
+           "3 a.m.\n")
+    db = build_store(tmp_path / "tail.db", {"schools.md": doc}, tmp_path, FakeEmbedder())
+    question = "What time does the state where Greenfield-Central High is stop selling booze?"
+    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
+    plan = plan_answer(refined.question, refined.passages, "multi-bridge", 0.2, FakeEmbedder())
+    assert plan.bridges == ["Indiana"]
+    best = max(plan.sentences, key=lambda s: s.score)
+    assert "alcohol may be sold" in best.text

@@ -9,7 +9,8 @@ words alone rank it far down. Once sentences are scored against the question (fo
    starts from ("Decade", "Pocahontas Mounds") makes a sentence the first hop, not a common name
    ("United States") or common words ("performance");
 2. its bridge entities are the names it holds that the question does not say
-   (bridge.bridge_entities, the rule the search's bridge step uses);
+   (bridge.bridge_entities, the rule the search's bridge step uses), leaving out the tail of a
+   name the question says ("School" of "Greenfield-Central High School");
 3. the question words it leaves unsaid ("sibling", "performer") are what the second hop says;
 4. every other sentence naming a bridge entity gains HOP_WEIGHT x the best score x how much of
    the entity it names, more when it also holds unsaid words.
@@ -20,6 +21,7 @@ it). The entities are returned: what the answer is about, never the answer.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -70,6 +72,8 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
         own = {w for w in words(entity) if w not in STOPWORDS} - asked_words
         if not own:
             continue
+        if _tail_of_asked_name(entity, found[first].text, asked_words):
+            continue
         entities.append(entity)
         naming = {}
         for i in range(len(found)):
@@ -83,6 +87,17 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
     for i, boost in boosts.items():
         found[i].score += boost
     return entities
+
+
+def _tail_of_asked_name(entity: str, sentence: str, asked: set[str]) -> bool:
+    """The entity is one word ending a capitalised name whose first words the question says: "School" in
+    "Greenfield-Central High School" for "... Greenfield-Central High ...", a leftover that would
+    raise every sentence about any school."""
+    if len(entity.split()) > 1:  # "Maryland Jousting" after a table's "Sport" header is a name of its own
+        return False
+    at = sentence.find(entity)
+    before = re.search(r"([\w'’&-]+)\s+$", sentence[:at]) if at > 0 else None  # "Greenfield, Indiana" is two
+    return bool(before) and before.group(1)[:1].isupper() and before.group(1).lower() in asked
 
 
 def _typed(picked: list[tuple[str, str]], heads: list[str], embedder) -> list[tuple[str, str]]:
