@@ -46,6 +46,17 @@ def test_scope_comes_from_label_probabilities(handbook_db):
     assert summary.type == "abstractive" and summary.pattern == "semantic"
 
 
+def test_a_figure_or_date_question_is_local_without_a_model_call():
+    generator = FakeGenerator(choose=favour(**{"Scope:": " global"}))
+    for question in ("How many tonnes of cake left the site in 2023?", "When was the pump room built?",
+                     "How often are the generators tested?"):
+        analysis = analyze(question, generator)
+        assert analysis.scope == 0.2 and analysis.decided_by["scope"] == "rule", question
+    # no scope call ("... Scope:"); an unmeasured model may still be asked the type ("... Type:")
+    assert not [call for call in generator.calls if call[1].rstrip().endswith("Scope:")]
+    assert analyze("Who runs the pump room?", generator).decided_by["scope"] == "model"
+
+
 def test_absent_topic_is_refused_without_any_model_call(handbook_db):
     generator = FakeGenerator()
     result = make_pipeline(handbook_db, generator).answer("What is the boiling point of tungsten?")

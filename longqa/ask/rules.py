@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from longqa.ask import spans
+
 _ARITHMETIC = re.compile(
     r"\b(calculat\w*|compute[ds]?|ratio|percentage|percent|average|sum|total|how much|how many|"
     r"year[- ]over[- ]year|yoy|cagr|round(?:ed)? to|per share|"
@@ -109,6 +111,17 @@ def information_pattern(question: str) -> str | None:
     return None
 
 
+GLOBAL_SCOPE = 0.9
+LOCAL_SCOPE = 0.2
+# A question that asks for a figure, a date, a duration or a frequency is answered by one span
+# of one passage, whatever a model thinks of its scope.
+_LOCAL_KINDS = ("quantity", "date", "duration", "frequency")
+
+
 def scope_prior(question: str) -> float | None:
-    """R_q forced toward global (0.9) for summary-style questions; None when no rule fires."""
-    return 0.9 if _GLOBAL.search(question) else None
+    """R_q forced toward global (GLOBAL_SCOPE) for summary-style questions, toward local
+    (LOCAL_SCOPE) for questions that want a figure, a date, a duration or a frequency; None when no
+    rule fires."""
+    if _GLOBAL.search(question):
+        return GLOBAL_SCOPE
+    return LOCAL_SCOPE if spans.wanted(question) in _LOCAL_KINDS else None
