@@ -432,6 +432,29 @@ def placed(span: Span, sentence: str, question: str) -> bool:
             and bool(_LOCATIVE_BEFORE.search(sentence[max(0, span.start - 24):span.start])))
 
 
+_ASKS_END = re.compile(r"\b(?:stops?|stopped|ends?|ended|close[sd]?|closing|finish(?:es|ed)?|until|latest|"
+                       r"last call|cut[- ]?off)\b", re.I)
+_ASKS_START = re.compile(r"\b(?:starts?|started|begins?|began|opens?|opened|opening|earliest)\b", re.I)
+_RANGE_AFTER = re.compile(r"\.?\s*(?:to|until|till|through|thru|[-–—])\s+\S", re.I)
+_RANGE_BEFORE = re.compile(r"\b(?:to|until|till|through|thru)\s+$|[-–—]\s*$", re.I)
+
+
+def range_side(span: Span, sentence: str, question: str) -> float:
+    """For a question about where a range ends ("what time does the state stop selling alcohol"),
+    -1 for a span that opens a range ("7 a.m." of "7 a.m. to 3 a.m."), and the reverse for a
+    question about where it starts; 0 for a span in no range or a question about neither end."""
+    if span.start < 0 or span.kind not in ("date", "time", "quantity"):
+        return 0.0
+    end, start = bool(_ASKS_END.search(question)), bool(_ASKS_START.search(question))
+    if end == start:
+        return 0.0
+    opens = bool(_RANGE_AFTER.match(sentence, span.end))
+    closes = bool(_RANGE_BEFORE.search(sentence[max(0, span.start - 12):span.start]))
+    if opens == closes:
+        return 0.0
+    return -1.0 if (opens and end) or (closes and start) else 0.0
+
+
 def repeats_question(span: Span, question: str) -> bool:
     """A span made only of the question's own words does not answer it, nor does a figure or
     date that holds a number the question states ("3 June 1925" for "the King who made the 1925
