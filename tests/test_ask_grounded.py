@@ -390,11 +390,16 @@ def test_year_questions_get_the_year_and_where_questions_the_place():
     assert not any(spans.placed(c, sentence, "Who formed the band?") for c in spans.candidates(sentence))
 
 
-def test_a_month_alone_is_a_date_not_a_name():
+def test_a_month_alone_is_a_month_not_a_name():
     sentence = "Scott Young (April 14, 1918 - June 12, 2005) married in May."
     found = {(c.text, c.kind) for c in spans.candidates(sentence)}
-    assert ("Scott Young", "name") in found and ("May", "date") in found
+    assert ("Scott Young", "name") in found and ("May", "month") in found
     assert not [text for text, kind in found if kind == "name" and text in ("April", "June", "May")]
+    month = next(c for c in spans.candidates(sentence) if c.text == "May")
+    year = next(c for c in spans.candidates(sentence) if c.text == "April 14, 1918")
+    assert spans.wanted("In what month did he marry?") == "month"
+    assert spans.fits(month, "month") > spans.fits(year, "month")
+    assert spans.fits(month, "date") < spans.fits(year, "date") and spans.fits(month, "name") < 0
 
 
 @pytest.mark.parametrize("question, sign", [

@@ -115,7 +115,7 @@ GLOBAL_SCOPE = 0.9
 LOCAL_SCOPE = 0.2
 # A question that asks for a figure, a date, a duration or a frequency is answered by one span
 # of one passage, whatever a model thinks of its scope.
-_LOCAL_KINDS = ("quantity", "date", "duration", "frequency")
+_LOCAL_KINDS = ("quantity", "date", "month", "duration", "frequency")
 
 
 def scope_prior(question: str) -> float | None:

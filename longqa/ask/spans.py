@@ -57,8 +57,8 @@ _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b\d{1,2
 _NAME = re.compile(
     r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|du|von|van|and|for|la|le|del|da)\s+)?[A-Z][\w'’.&-]*)*"
 )
-# A month or a weekday alone is a date, not a name: "April" in "(April 14, 1918 – June 12, 2005)"
-# answers "in what month", never "who".
+# A month or a weekday alone is a "month", not a name: "April" in "(April 14, 1918 – June 12, 2005)"
+# answers "in what month", never "who", and rarely "when".
 _CALENDAR = re.compile(rf"^(?:{_MONTHS}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)$")
 # Placeholders that converted papers leave for formulas and references: never an answer.
 _MARKUP = re.compile(r"\b(?:INLINEFORM|DISPLAYFORM|BIBREF|TABREF|FIGREF|SECREF|CITEREF)\d*\b")
@@ -91,6 +91,7 @@ _WANTS = [
                           r"shall|may|might|must)\b", re.I)),
     ("frequency", re.compile(r"\bhow often\b|\bhow frequently\b|\bat what interval", re.I)),
     ("duration", re.compile(r"\bhow (?:long|many (?:hours|days|weeks|months|years|minutes|seconds))\b", re.I)),
+    ("month", re.compile(r"\b(?:what|which) (?:month|day of the week)\b", re.I)),
     ("date", re.compile(r"\b(?:when|what (?:year|date|day|month|time)|which (?:year|date|day|month)|"
                         r"in what year)\b", re.I)),
     ("quantity", re.compile(r"\b(?:how (?:many|much|far|large|big|high|tall|old|deep|wide|often|heavy)|"
@@ -152,14 +153,14 @@ def question_stem(question: str) -> str:
 @dataclass(frozen=True)
 class Span:
     text: str
-    kind: str  # quantity | date | time | frequency | name | phrase (from a sentence); yesno | option
+    kind: str  # quantity | date | month | time | frequency | name | phrase (from a sentence); yesno | option
     start: int = -1  # offsets into the sentence; -1 for yes/no and options named by the question
     end: int = -1
 
 
 def wanted(question: str) -> str:
     """The answer kind a question asks for: sentence (a passage to quote), option, yesno,
-    frequency, duration, date, quantity, name, or any."""
+    frequency, duration, month, date, quantity, name, or any."""
     if _SENTENCE.search(question):
         return "sentence"
     if _ALTERNATIVES.search(question):
@@ -212,7 +213,7 @@ def candidates(sentence: str) -> list[Span]:
         add(m.start(), m.end(), "quantity")
     for m in _NAME.finditer(sentence):
         if _CALENDAR.match(m.group()):
-            add(m.start(), m.end(), "date")
+            add(m.start(), m.end(), "month")
         elif m.group().lower() not in STOPWORDS:
             add(m.start(), m.end(), "name")
             if " and " in m.group():  # "Neil Young and Astrid Young": each name on its own too
@@ -263,14 +264,17 @@ def fits(span: Span, want: str) -> float:
     if want == "option":
         return 0.0
     if want == "any":  # "what series", "which device": a thing, rarely a bare number or a date
-        return -0.3 if span.kind in ("quantity", "date", "time") else 0.0
+        return -0.3 if span.kind in ("quantity", "date", "time", "month") else 0.0
     if want == "frequency":
         return 1.0 if span.kind == "frequency" else (-0.2 if span.kind == "quantity" else -0.5)
     if want == "duration":
         return 1.0 if span.kind == "quantity" and _TIME_UNITS.search(span.text) else (
             0.3 if span.kind == "quantity" else -0.5)
-    if want == "date":  # a time of day ("3 a.m.") answers "what time" and "when"
-        return 1.0 if span.kind in ("date", "time") else (-0.2 if span.kind == "quantity" else -0.5)
+    if want == "date":  # a time of day ("3 a.m.") answers "what time" and "when"; a month alone, barely
+        return 1.0 if span.kind in ("date", "time") else (
+            0.3 if span.kind == "month" else -0.2 if span.kind == "quantity" else -0.5)
+    if want == "month":
+        return 1.0 if span.kind == "month" else (0.5 if span.kind == "date" else -0.5)
     if want == "quantity":
         return (1.0 if is_specific(span) else 0.8) if span.kind == "quantity" else -0.5
     if want == "name":
