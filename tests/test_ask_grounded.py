@@ -466,3 +466,24 @@ def test_a_question_about_where_a_range_ends_passes_over_its_start():
     assert side("What time does the state stop selling alcohol?") == {"7 a.m": -1.0, "3 a.m": 0.0}
     assert side("When do shops start selling alcohol?") == {"7 a.m": 0.0, "3 a.m": -1.0}
     assert set(side("What hours may alcohol be sold?").values()) == {0.0}
+
+
+def test_the_first_hop_is_the_sentence_naming_the_described_bridge(tmp_path):
+    # Both sentences name "King" and the honours; the bridge is the one the question describes:
+    # "the King who made ..." is "King Albert IV", not the gazette the other sentence names.
+    doc = ("# 1930 Harvest Honours\n\nThe appointments were made to celebrate the official birthday of The King, "
+           "and were published in \"The Royal Gazette\" on 5 May 1930. The 1930 Harvest Honours were "
+           "appointments by King Albert IV to various orders.\n\n"
+           "# Albert IV\n\nAlbert IV (Albert Edmund; 9 March 1871 - 2 May 1940) reigned over Ruritania.\n\n"
+           "# Gazettes\n\nAll royal honours are published in the relevant gazette.\n\n"
+           # Other years' honours make "Harvest Honours" common, so "King" is the rarer name asked.
+           "# Other Harvest Honours\n\n" + " ".join(f"The {year} Harvest Honours rewarded good works."
+                                                 for year in range(1931, 1951)) + "\n")
+    db = build_store(tmp_path / "king.db", {"honours.md": doc}, tmp_path, FakeEmbedder())
+    question = "In which year was the King who made the 1930 Harvest Honours born?"
+    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
+    plan = plan_answer(refined.question, refined.passages, "multi-bridge", 0.2, FakeEmbedder())
+    assert plan.bridges and plan.bridges[0] == "Albert IV", plan.bridges
+    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+                                            bridges=plan.bridges)
+    assert text.startswith("1871"), grounding.candidates[:3]

@@ -5,9 +5,10 @@ album by Neil Young"; the answer sits in a sentence that names Neil Young and fe
 question's words ("... the father of musicians Neil Young and Astrid Young"), so the question's
 words alone rank it far down. Once sentences are scored against the question (focus.score):
 1. the first hop is the sentence, among the best-scored ones, that names the question's rarest
-   name, then holds its rarest words (IDF over the context's sentences): the name the question
-   starts from ("Decade", "Pocahontas Mounds") makes a sentence the first hop, not a common name
-   ("United States") or common words ("performance");
+   name, then holds a name carrying the noun the question describes its bridge by ("King George
+   V" for "the King who made ..."), then holds its rarest words (IDF over the context's
+   sentences): the name the question starts from ("Decade", "Pocahontas Mounds") makes a sentence
+   the first hop, not a common name ("United States") or common words ("performance");
 2. its bridge entities are the names it holds that the question does not say
    (bridge.bridge_entities, the rule the search's bridge step uses), leaving out the tail of a
    name the question says ("School" of "Greenfield-Central High School");
@@ -54,17 +55,21 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
     bags = [set(content_terms(s.text)) for s in found]
     said = [set(words(s.text)) for s in found]  # every word, for naming an entity
     idf = {t: math.log(1 + len(found) / (1 + sum(1 for bag in bags if t in bag))) for t in asked_terms}
+    asked_words = set(words(question))
     best = sorted(range(len(found)), key=lambda i: -found[i].score)[:HOP_FIRST]
     # The first hop names what the question starts from: of the names the question says, the rarest
     # ("Pocahontas Mounds", not "United States" in "... become part of the United States").
     named = {name: sum(idf.get(t, 0.0) for t in content_terms(name))
              for name, _, _ in bridge_names(question) if len(name) > 2}
+    # Between sentences naming it equally, the one whose own names carry the noun the question
+    # describes its bridge by ("King George V" for "the King who made the 1925 Birthday Honours").
+    heads = set(rules.described_heads(question))
     first = max(best, key=lambda i: (max((w for name, w in named.items() if name in found[i].text), default=0.0),
+                                     _names_head(found[i].text, heads, asked_words),
                                      sum(idf[t] for t in asked_terms & bags[i]), found[i].score))
     unsaid = asked_terms - bags[first]
     if not unsaid:  # the first hop's sentence says it all: no second hop
         return []
-    asked_words = set(words(question))
     entities: list[str] = []
     boosts: dict[int, float] = {}
     picked = bridge_entities(question, [found[first].text], limit=HOP_POOL, weights=idf)
@@ -87,6 +92,18 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
     for i, boost in boosts.items():
         found[i].score += boost
     return entities
+
+
+def _names_head(sentence: str, heads: set[str], asked: set[str]) -> bool:
+    """The sentence holds a name that carries a described head noun and words of its own ("King
+    George V" for "the King who ..."), not only the question's ("The King")."""
+    if not heads:
+        return False
+    for name, _, _ in bridge_names(sentence):
+        mine = {w for w in words(name) if w not in STOPWORDS}
+        if mine & heads and mine - asked:
+            return True
+    return False
 
 
 def _tail_of_asked_name(entity: str, sentence: str, asked: set[str]) -> bool:
