@@ -351,6 +351,14 @@ def test_who_plays_questions_prefer_the_name_cast_in_the_role():
     assert not [c.text for c in spans.candidates(lead) if spans.casts(c, lead, role)]
 
 
+def _planned(tmp_path, doc: str, question: str, qtype: str = "multi-bridge", scope: float = 0.2):
+    """The answer plan for `question` over a one-file markdown store (fake models), and the
+    passages it was planned from."""
+    db = build_store(tmp_path / "plan.db", {"doc.md": doc}, tmp_path, FakeEmbedder())
+    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
+    return plan_answer(refined.question, refined.passages, qtype, scope, FakeEmbedder()), refined.passages
+
+
 def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     # The answer's sentence shares no content word with the question: only the first hop's
     # sentence ("Decade ... by Neil Young") leads to it, through the name it holds.
@@ -360,10 +368,8 @@ def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
            "performer may compete with an older sibling for decades.\n\n"
            "# Scott Young\n\nScott Young was a journalist and novelist. He was the father of the musicians "
            "Neil Young and Astrid Young.\n")
-    db = build_store(tmp_path / "hops.db", {"hops.md": doc}, tmp_path, FakeEmbedder())
     question = "Who is the sibling of the performer of Decade?"
-    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
-    plan = plan_answer(refined.question, refined.passages, "multi-bridge", 0.2, FakeEmbedder())
+    plan, passages = _planned(tmp_path, doc, question)
     assert "Neil Young" in plan.bridges
     best = max(plan.sentences, key=lambda s: s.score)
     assert "Astrid Young" in best.text
@@ -372,7 +378,7 @@ def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     assert text.startswith("Astrid Young"), grounding.candidates[:3]
     # One hop is enough when the first hop's sentence holds every word of the question: no bridge.
     single = "Who was the father of Astrid Young?"
-    found = focus.context_sentences(refined.passages)
+    found = focus.context_sentences(passages)
     focus.score(single, found, FakeEmbedder())
     before = [s.score for s in found]
     assert hops.second_hop(single, found, FakeEmbedder()) == []
@@ -429,10 +435,8 @@ def test_who_questions_prefer_a_persons_name(tmp_path):
     # The town stands nearer the question's words than the director does; "who" wants the person.
     doc = ("# The Silent Harbour\n\nThe Silent Harbour is a 1952 drama film shot in Harrowgate and directed "
            "by Edmund Fairweather for the Northfield studio.\n")
-    db = build_store(tmp_path / "who.db", {"film.md": doc}, tmp_path, FakeEmbedder())
     question = "Who directed The Silent Harbour?"
-    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
-    plan = plan_answer(refined.question, refined.passages, "extractive", 0.1, FakeEmbedder())
+    plan, _ = _planned(tmp_path, doc, question, "extractive", 0.1)
     names = lambda grounding: [c["text"] for c in grounding.candidates]  # noqa: E731
     _, without = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences)
     text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
@@ -450,10 +454,7 @@ def test_the_tail_of_a_name_the_question_says_is_no_bridge(tmp_path):
            "School serves students in grades 9-12. Aspermont School is in Stonewall County.\n\n"
            "# Alcohol laws of Indiana\n\nIn Indiana, alcohol may be sold only during the hours 7 a.m. to "
            "3 a.m.\n")
-    db = build_store(tmp_path / "tail.db", {"schools.md": doc}, tmp_path, FakeEmbedder())
-    question = "What time does the state where Greenfield-Central High is stop selling booze?"
-    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
-    plan = plan_answer(refined.question, refined.passages, "multi-bridge", 0.2, FakeEmbedder())
+    plan, _ = _planned(tmp_path, doc, "What time does the state where Greenfield-Central High is stop selling booze?")
     assert plan.bridges == ["Indiana"]
     best = max(plan.sentences, key=lambda s: s.score)
     assert "alcohol may be sold" in best.text
@@ -479,10 +480,8 @@ def test_the_first_hop_is_the_sentence_naming_the_described_bridge(tmp_path):
            # Other years' honours make "Harvest Honours" common, so "King" is the rarer name asked.
            "# Other Harvest Honours\n\n" + " ".join(f"The {year} Harvest Honours rewarded good works."
                                                  for year in range(1931, 1951)) + "\n")
-    db = build_store(tmp_path / "king.db", {"honours.md": doc}, tmp_path, FakeEmbedder())
     question = "In which year was the King who made the 1930 Harvest Honours born?"
-    refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
-    plan = plan_answer(refined.question, refined.passages, "multi-bridge", 0.2, FakeEmbedder())
+    plan, _ = _planned(tmp_path, doc, question)
     assert plan.bridges and plan.bridges[0] == "Albert IV", plan.bridges
     text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
                                             bridges=plan.bridges)
