@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 
 from longqa.ask import outline_choice, queries, skill
+from longqa.ask.back_matter import weight_back_matter
 from longqa.ask.refine import score_trees, select, select_flat
 from longqa.ask.search import Search
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
@@ -150,12 +151,14 @@ class Planner:
             self.main_docs = list(ranked)
         leaves = {n.id: r.doc_id for r in roots for n in walk(r) if n.is_leaf}
         if not self.settings.whole_documents:
-            return roots, {leaf: first.get(leaf, 0.0) * prior.get(doc, 1.0) for leaf, doc in leaves.items()}
-        vectors, query_vector = self._vectors(query)
-        whole = local_scores(self.p.db, query, list(leaves), ranked, self.analysis.pattern,
-                             vectors, query_vector).fused
-        return roots, {leaf: max(first.get(leaf, 0.0), whole[leaf]) * prior.get(doc, 1.0)
-                       for leaf, doc in leaves.items()}
+            scores = {leaf: first.get(leaf, 0.0) * prior.get(doc, 1.0) for leaf, doc in leaves.items()}
+        else:
+            vectors, query_vector = self._vectors(query)
+            whole = local_scores(self.p.db, query, list(leaves), ranked, self.analysis.pattern,
+                                 vectors, query_vector).fused
+            scores = {leaf: max(first.get(leaf, 0.0), whole[leaf]) * prior.get(doc, 1.0)
+                      for leaf, doc in leaves.items()}
+        return roots, weight_back_matter(self.question, roots, scores)
 
     def _spread(self, roots: list[Node], scored: dict, picks: list[Node]) -> list[Node]:
         """The best leaf of each of the question's `spread_docs` best candidate documents without a

@@ -66,6 +66,9 @@ class SearchSettings:
     whole_documents: bool = tunable(
         True, "score every leaf of every candidate document (BM25 + cosine), not only first-stage "
         "hits (False: the old behaviour, kept as an ablation)", "LongRefiner's local score as written")
+    back_matter_weight: float = tunable(
+        0.3, "local scores of the leaves under a References, External links, Bibliography or Notes heading "
+        "are scaled by this unless the question asks about sources (ask/back_matter.py; 1: off)", SPOT)
     fill_floor: float = tunable(
         0.1, "nodes scoring under this × the best are never chosen, not even to fill the budget", SPOT)
     fill_run_weight: float = tunable(
