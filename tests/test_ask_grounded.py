@@ -89,6 +89,8 @@ def test_a_bridge_entity_is_never_the_answer(tmp_path):
     ("You are asked to act as a member of the call and answer the question: What drove sales?", "sentence"),
     ("Who wrote Me and Bobby McGee?", "name"),
     ("When did World War I end?", "date"),
+    ("In what month did the works open?", "month"),
+    ("What is the size of the civil case dataset?", "quantity"),
 ])
 def test_wanted_answer_kind(question, kind):
     assert spans.wanted(question) == kind

@@ -100,7 +100,7 @@ _WANTS = [
                             r"\bwhat (?:is|was|were|are) (?:the )?(?:[\w'’-]+ ){0,4}(?:value|amount|price|cost|"
                             r"revenues?|fees?|income|sales|total|sum|average|ratio|percentage|rate|number|count|"
                             r"margin|expenses?|profit|loss|debt|cash|assets|liabilities|balance|growth|change|"
-                            r"compensation|salary|dividends?|earnings|spending|capex|population|area|"
+                            r"compensation|salary|dividends?|earnings|spending|capex|population|area|size|"
                             r"height|length|distance|depth|weight|capacity|budget|temperature|snowfall|"
                             r"rainfall|attendance|speed|elevation|duration|dose|dosage|concentration|"
                             r"residual|pressure|volume|flow|use|usage|consumption|output|demand)\b", re.I)),
