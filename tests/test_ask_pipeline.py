@@ -38,7 +38,7 @@ def test_rules_for_types_and_patterns():
 
 def test_scope_comes_from_label_probabilities(handbook_db):
     generator = FakeGenerator(choose=favour(**{"Scope:": " global"}))
-    analysis = analyze("where is the pump room", generator)
+    analysis = analyze("what does the pump room do", generator)
     assert analysis.scope == pytest.approx(0.8)  # p_G / (p_G + p_L) with the fake's 0.8 / 0.2
     assert analysis.decided_by == {"scope": "model", "type": "model", "pattern": "rule"}
     summary = analyze("Summarize the handbook", FakeGenerator(choose=favour(**{"Scope:": " local"})))
@@ -46,15 +46,16 @@ def test_scope_comes_from_label_probabilities(handbook_db):
     assert summary.type == "abstractive" and summary.pattern == "semantic"
 
 
-def test_a_figure_or_date_question_is_local_without_a_model_call():
+def test_a_question_wanting_one_short_answer_is_local_without_a_model_call():
     generator = FakeGenerator(choose=favour(**{"Scope:": " global"}))
     for question in ("How many tonnes of cake left the site in 2023?", "When was the pump room built?",
-                     "How often are the generators tested?"):
+                     "How often are the generators tested?", "Who runs the pump room?", "Is the pump room locked?",
+                     "Which is older, the pump room or the filter house?"):
         analysis = analyze(question, generator)
         assert analysis.scope == 0.2 and analysis.decided_by["scope"] == "rule", question
     # no scope call ("... Scope:"); an unmeasured model may still be asked the type ("... Type:")
     assert not [call for call in generator.calls if call[1].rstrip().endswith("Scope:")]
-    assert analyze("Who runs the pump room?", generator).decided_by["scope"] == "model"
+    assert analyze("Who are the operators of the pump room?", generator).decided_by["scope"] == "model"
 
 
 def test_absent_topic_is_refused_without_any_model_call(handbook_db):

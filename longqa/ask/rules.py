@@ -113,15 +113,16 @@ def information_pattern(question: str) -> str | None:
 
 GLOBAL_SCOPE = 0.9
 LOCAL_SCOPE = 0.2
-# A question that asks for a figure, a date, a duration or a frequency is answered by one span
-# of one passage, whatever a model thinks of its scope.
-_LOCAL_KINDS = ("quantity", "date", "month", "duration", "frequency")
+# A question that asks for a figure, a date, a duration, a frequency, a name, one of two options
+# or a yes/no verdict is answered by one span of one passage, whatever a model thinks of its scope;
+# "who are the ...", "which ... were ..." may want a list, and are left to the model.
+_LOCAL_KINDS = ("quantity", "date", "month", "duration", "frequency", "name", "option", "yesno")
+_PLURAL = re.compile(r"^\s*(?:who|which\s+\w+|what\s+\w+)\s+(?:are|were)\b", re.I)
 
 
 def scope_prior(question: str) -> float | None:
     """R_q forced toward global (GLOBAL_SCOPE) for summary-style questions, toward local
-    (LOCAL_SCOPE) for questions that want a figure, a date, a duration or a frequency; None when no
-    rule fires."""
+    (LOCAL_SCOPE) for questions that want one short answer (_LOCAL_KINDS); None when no rule fires."""
     if _GLOBAL.search(question):
         return GLOBAL_SCOPE
-    return LOCAL_SCOPE if spans.wanted(question) in _LOCAL_KINDS else None
+    return LOCAL_SCOPE if spans.wanted(question) in _LOCAL_KINDS and not _PLURAL.search(question) else None
