@@ -464,7 +464,7 @@ def test_the_tail_of_a_name_the_question_says_is_no_bridge(tmp_path):
 
 def test_a_question_about_where_a_range_ends_passes_over_its_start():
     sentence = "In Indiana, alcohol may be sold only during the hours 7 a.m. to 3 a.m. daily."
-    side = lambda question: {c.text: spans.range_side(c, sentence, question)  # noqa: E731
+    side = lambda question: {c.text: spans.range_side(c, sentence, spans.asked_end(question))  # noqa: E731
                              for c in spans.candidates(sentence) if c.kind == "time"}
     assert side("What time does the state stop selling alcohol?") == {"7 a.m": -1.0, "3 a.m": 0.0}
     assert side("When do shops start selling alcohol?") == {"7 a.m": 0.0, "3 a.m": -1.0}

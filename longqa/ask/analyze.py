@@ -74,36 +74,28 @@ def with_model(analysis: Analysis, question: str, generator: Generator) -> Analy
     about, which saves the call before a figure's or a date's first answer token) and its type
     where no rule fired."""
     started = time.perf_counter()
-    if analysis.decided_by.get("scope") == "rule" and analysis.scope < 0.5:
-        _model_type(analysis, question, generator)
-        analysis.seconds += time.perf_counter() - started
-        return analysis
-    probs = generator.label_probs(prompts.analysis_prompt(question), [f" {s}" for s in prompts.SCOPES])
-    p_local, p_global = probs[" local"], probs[" global"]
-    model_scope = p_global / (p_global + p_local) if p_global + p_local > 0 else 0.5
-    analysis.probs["scope"] = {"local": p_local, "global": p_global}
-    # The model's R_q counts as far as its measured skill goes (skill.py): at chance it stays at
-    # the neutral 0.5 and does not steer the global score.
-    model_scope = 0.5 + skill.weight(generator, "scope") * (model_scope - 0.5)
-    if analysis.decided_by.get("scope") == "rule":
-        analysis.scope = max(analysis.scope, model_scope)
-    else:
-        analysis.scope, analysis.decided_by["scope"] = model_scope, "model"
-    _model_type(analysis, question, generator)
+    by_rule = analysis.decided_by.get("scope") == "rule"
+    if not (by_rule and analysis.scope < 0.5):
+        probs = generator.label_probs(prompts.analysis_prompt(question), [f" {s}" for s in prompts.SCOPES])
+        p_local, p_global = probs[" local"], probs[" global"]
+        model_scope = p_global / (p_global + p_local) if p_global + p_local > 0 else 0.5
+        analysis.probs["scope"] = {"local": p_local, "global": p_global}
+        # The model's R_q counts as far as its measured skill goes (skill.py): at chance it stays
+        # at the neutral 0.5 and does not steer the global score.
+        model_scope = 0.5 + skill.weight(generator, "scope") * (model_scope - 0.5)
+        if by_rule:
+            analysis.scope = max(analysis.scope, model_scope)
+        else:
+            analysis.scope, analysis.decided_by["scope"] = model_scope, "model"
+    if "type" not in analysis.decided_by:
+        if skill.weight(generator, "type") > 0:
+            scope_label = "global" if analysis.scope >= 0.5 else "local"
+            analysis.type = _pick(generator, prompts.analysis_prompt(question, scope_label), MODEL_TYPES,
+                                  analysis, "type")
+        else:  # a choice measured at chance does not steer (nor cost a call): the safe default stays
+            analysis.decided_by["type"] = "default"
     analysis.seconds += time.perf_counter() - started
     return analysis
-
-
-def _model_type(analysis: Analysis, question: str, generator: Generator) -> None:
-    """The model's type where no rule fired, if its type choice was measured above chance."""
-    if "type" in analysis.decided_by:
-        return
-    if skill.weight(generator, "type") > 0:
-        scope_label = "global" if analysis.scope >= 0.5 else "local"
-        analysis.type = _pick(generator, prompts.analysis_prompt(question, scope_label), MODEL_TYPES,
-                              analysis, "type")
-    else:  # a choice measured at chance does not steer (nor cost a call): the safe default stays
-        analysis.decided_by["type"] = "default"
 
 
 def analyze(question: str, generator: Generator | None) -> Analysis:

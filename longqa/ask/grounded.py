@@ -159,6 +159,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     counted = spans.counted_noun(question)
     measure = spans.asked_measure(question) if want in ("quantity", "any") else None
     role = spans.asked_role(question)
+    end = spans.asked_end(question)
     bridge_words = [set(words(entity)) for entity in bridges]
     bridge_own = set().union(*bridge_words) - STOPWORDS
     draft = "" if want == "yesno" else _draft(generator, prompt, DRAFT_TOKENS_TYPED if typed else DRAFT_TOKENS)
@@ -191,7 +192,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
                 if spans.placed(span, sentence.text, question):
                     prior += W_PLACE
-                prior += W_HEAD * spans.range_side(span, sentence.text, question)  # stops at 3 a.m., not 7
+                prior += W_HEAD * spans.range_side(span, sentence.text, end)  # stops at 3 a.m., not 7
                 if spans.repeats_question(span, question) or _is_bridge(span.text, bridge_words):
                     prior -= W_REPEAT
                 if span.kind == "phrase":

@@ -443,20 +443,23 @@ _RANGE_AFTER = re.compile(r"\.?\s*(?:to|until|till|through|thru|[-–—])\s+\S"
 _RANGE_BEFORE = re.compile(r"\b(?:to|until|till|through|thru)\s+$|[-–—]\s*$", re.I)
 
 
-def range_side(span: Span, sentence: str, question: str) -> float:
-    """For a question about where a range ends ("what time does the state stop selling alcohol"),
-    -1 for a span that opens a range ("7 a.m." of "7 a.m. to 3 a.m."), and the reverse for a
-    question about where it starts; 0 for a span in no range or a question about neither end."""
-    if span.start < 0 or span.kind not in ("date", "time", "quantity"):
-        return 0.0
-    end, start = bool(_ASKS_END.search(question)), bool(_ASKS_START.search(question))
-    if end == start:
+def asked_end(question: str) -> int:
+    """+1 when the question asks where a range ends ("what time does the state stop selling
+    alcohol"), -1 when it asks where one starts, 0 for neither (or both)."""
+    return int(bool(_ASKS_END.search(question))) - int(bool(_ASKS_START.search(question)))
+
+
+def range_side(span: Span, sentence: str, end: int) -> float:
+    """-1 for a span on the wrong side of a range for the question's `end` (asked_end): the span
+    that opens it ("7 a.m." of "7 a.m. to 3 a.m.") when the end is asked, the one that closes it
+    when the start is; 0 for a span in no range or a question about neither end."""
+    if not end or span.start < 0 or span.kind not in ("date", "time", "quantity"):
         return 0.0
     opens = bool(_RANGE_AFTER.match(sentence, span.end))
     closes = bool(_RANGE_BEFORE.search(sentence[max(0, span.start - 12):span.start]))
     if opens == closes:
         return 0.0
-    return -1.0 if (opens and end) or (closes and start) else 0.0
+    return -1.0 if (opens and end > 0) or (closes and end < 0) else 0.0
 
 
 def repeats_question(span: Span, question: str) -> bool:
