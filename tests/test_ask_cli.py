@@ -37,7 +37,11 @@ def test_streamed_no_stream_and_json_answers_agree(store, monkeypatch, capsys):
     assert first_line.strip() == data["answer"]
     quote = data["quotes"][0]  # shown verbatim under the answer, with where it stands
     assert f"\u201c{quote['text']}\u201d" in quote_block and f"p. {quote['page']}" in quote_block
-    assert "[1] Harbor Point Reactor Handbook — Emergency Procedures" in sources
+    # the one source listed is the passage the quote comes from (at 400 tokens the context is
+    # excerpts, so other sections' sentences may come before it)
+    cited = [c for c in data["citations"] if c["cited"]]
+    assert len(cited) == 1 and sources.count("\n") == 1
+    assert sources.strip().startswith(f"[{cited[0]['n']}] Harbor Point Reactor Handbook — Emergency Procedures")
     assert data["citations"][0]["page_start"] == 1
 
 

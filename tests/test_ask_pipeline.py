@@ -78,7 +78,7 @@ def test_answer_json_contract_and_citations(handbook_db):
     for citation in data["citations"]:
         assert set(citation) >= {"n", "doc", "path", "section", "page_start", "page_end", "node_id"}
     for item in data["context"]:
-        assert set(item) == {"node_id", "doc", "section", "page_start", "page_end", "score", "text"}
+        assert set(item) == {"node_id", "doc", "section", "page_start", "page_end", "score", "text", "excerpt"}
     assert data["context_tokens"] <= 400
     assert any("10 seconds" in item["text"] for item in data["context"])
     assert data["answer"] and result.cited == cited_numbers(data["answer"], len(result.passages))

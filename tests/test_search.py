@@ -13,10 +13,18 @@ from longqa.retrieve.docscore import candidate_documents, document_scores, docum
 from longqa.retrieve.local import local_scores
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import walk
-from tests.ask_support import build_store, make_pipeline, reactor_handbook
+from tests.ask_support import build_store, reactor_handbook
+from tests.ask_support import make_pipeline as _make_pipeline
 from tests.fakes import FakeEmbedder, FakeGenerator
 
 PAD = "The archive keeps this entry with its catalogue number and shelf mark for later readers. "
+
+
+def make_pipeline(db, generator=None, **options):
+    """These tests watch the search at small budgets: the context is its picks, not the excerpt of
+    a larger search that small budgets otherwise get (tests/test_excerpt.py)."""
+    options.setdefault("excerpt_below", 0)
+    return _make_pipeline(db, generator, **options)
 
 
 def article(title: str, text: str) -> str:

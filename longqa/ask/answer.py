@@ -58,12 +58,7 @@ def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float
     if letters:
         long_form = False
     found = focus.context_sentences(passages)
-    if letters:  # the sentences are matched to the question without its options
-        focus.score(spans.question_stem(question), found, embedder)
-    elif (core := spans.question_core(question)) != question.strip():  # what is asked, not the role
-        focus.score(core, found, embedder)
-    else:
-        focus.score(question, found, embedder, query_vector)
+    focus.score_for(question, found, embedder, query_vector)
     # A multi-hop question's answer sits beside its bridge entity, not beside its own words. Only
     # questions that describe what they ask through ("the state whose ...", "the county in which
     # ..."): on others the first hop's sentence often holds the answer itself (tune half: 5 of 5

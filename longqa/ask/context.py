@@ -32,6 +32,9 @@ class Passage:
     tokens: int
     leaf_ids: list[int] = field(default_factory=list)
     node: Node | None = field(default=None, repr=False, compare=False)  # the selected node
+    # An excerpt (ask/excerpt.py) keeps only some sentences of its leaves: (leaf id, start, end)
+    # offsets into each leaf's stored text; None when the passage is the whole node.
+    spans: list[tuple[int, int, int]] | None = None
 
     @property
     def pages(self) -> str:
@@ -48,7 +51,7 @@ class Passage:
     def as_context(self) -> dict:
         return {"node_id": self.node_id, "doc": self.doc, "section": self.section,
                 "page_start": self.page_start, "page_end": self.page_end,
-                "score": round(self.score, 4), "text": self.text}
+                "score": round(self.score, 4), "text": self.text, "excerpt": self.spans is not None}
 
 
 def page_span(start: int, end: int) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from longqa import tokens
-from longqa.ask import sentences
+from longqa.ask import sentences, spans
 from longqa.ask.context import Passage
 from longqa.ask.settings import ANSWER
 from longqa.retrieve.terms import content_terms, words
@@ -50,13 +50,30 @@ class Sentence:
 
 
 def context_sentences(passages: list[Passage]) -> list[Sentence]:
+    """Every sentence of the passages in context order (an excerpt's kept sentences only)."""
     found: list[Sentence] = []
     for passage in passages:
         leaves = [n for n in walk(passage.node) if n.is_leaf] if passage.node is not None else []
         for leaf in leaves:
-            for start, end in sentences.split(leaf.text):
+            if passage.spans is None:
+                kept = sentences.split(leaf.text)
+            else:
+                kept = [(start, end) for leaf_id, start, end in passage.spans if leaf_id == leaf.id]
+            for start, end in kept:
                 found.append(Sentence(passage, leaf, start, end, len(found)))
     return found
+
+
+def score_for(question: str, found: list[Sentence], embedder=None, query_vector=None) -> None:
+    """`score` against what the question asks: a lettered question's stem without its options, a
+    question's core without its role-play lead-in ("You are asked to act as ..."), else the whole
+    question (whose vector the caller may already have)."""
+    if spans.lettered_options(question):
+        score(spans.question_stem(question), found, embedder)
+    elif (core := spans.question_core(question)) != question.strip():
+        score(core, found, embedder)
+    else:
+        score(question, found, embedder, query_vector)
 
 
 def score(question: str, found: list[Sentence], embedder=None, query_vector=None) -> None:
@@ -93,21 +110,27 @@ def _dense(question, found, base, embedder, query_vector) -> list[float]:
     return out
 
 
+def ranked(found: list[Sentence], spread: bool, part=lambda s: s.passage.node_id) -> list[Sentence]:
+    """Best first. With `spread`, the parts (passages, unless `part` says otherwise) take turns,
+    each its best first, so a broad question sees every selected section."""
+    order = sorted(found, key=lambda s: (-s.score, s.order))
+    if not spread:
+        return order
+    queues: dict[int, list[Sentence]] = {}
+    for s in order:
+        queues.setdefault(part(s), []).append(s)
+    order = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                order.append(queue.pop(0))
+    return order
+
+
 def select(found: list[Sentence], max_tokens: int, spread: bool) -> list[Sentence]:
-    """The best sentences under `max_tokens`, in context order. With `spread`, passages take turns
-    (each passage's best first) so a broad question sees every selected section."""
-    ranked = sorted(found, key=lambda s: (-s.score, s.order))
-    if spread:
-        queues: dict[int, list[Sentence]] = {}
-        for s in ranked:
-            queues.setdefault(s.passage.node_id, []).append(s)
-        ranked = []
-        while any(queues.values()):
-            for queue in queues.values():
-                if queue:
-                    ranked.append(queue.pop(0))
+    """The best sentences under `max_tokens`, in context order (`ranked` decides which)."""
     chosen, used = [], 0
-    for s in ranked:
+    for s in ranked(found, spread):
         cost = tokens.count(s.text) + 1
         if used + cost > max_tokens:
             if chosen:

@@ -48,9 +48,10 @@ class Planner:
         self.main_docs: list[int] = []  # the question's own candidate documents, best first
 
     # -- the plan ----------------------------------------------------------------------------
-    def run(self, timings: dict[str, float]):
+    def run(self, timings: dict[str, float], budget: int):
+        """The selection for `budget` tokens (the pipeline's, or the larger pool that
+        ask/excerpt.py cuts to sentences), the candidate documents and the budget."""
         p, generator, s = self.p, self.p.generator, self.settings
-        budget = p.budget
         tick = time.perf_counter()
         subs: list[str] = []
         if p.use_expansion and self.analysis.type == "multi-source" and p.max_steps > 0:

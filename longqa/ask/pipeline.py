@@ -24,8 +24,9 @@ import sqlite_utils
 
 from longqa.ask import analyze as analysis_mod
 from longqa.ask import evidence as evidence_mod
+from longqa.ask import excerpt
 from longqa.ask import prompts
-from longqa.ask.answer import plan_answer, run_answer
+from longqa.ask.answer import answer_settings, plan_answer, run_answer
 from longqa.ask.context import build_passages
 from longqa.ask.organizer import Planner
 from longqa.ask.result import AnswerStream, AskResult, Refined
@@ -117,10 +118,23 @@ class Pipeline:
         timings["analysis"] = analysis.seconds
 
         planner = Planner(self, question, analysis, doc_ids, first, refined)
-        selection, documents, budget = planner.run(timings)
+        pool = excerpt.search_budget(self.budget, self.settings)
+        selection, documents, budget = planner.run(timings, pool)
         tick = time.perf_counter()
         refined.passages = build_passages(selection, documents, budget)
-        refined.budget = budget
+        if pool > self.budget:  # a tight budget: the best sentences of the larger search
+            dense = self.retriever.uses_dense
+            broad = analysis.type == "multi-source" or answer_settings(analysis.type, analysis.scope)[0]
+            refined.passages = excerpt.excerpt(
+                question, refined.passages, self.budget, self.settings,
+                leaf_scores={node_id: scored.score for node_id, scored in selection.scores.items()},
+                embedder=self.retriever.embedder if dense else None,
+                query_vector=self.retriever.embed(question) if dense else None, spread=broad,
+                queries=[step["query"] for step in refined.steps
+                         if step.get("action") in ("bridge", "split") and step.get("query")])
+            refined.steps.append({"step": len(refined.steps) + 1, "action": "excerpt", "searched_tokens": pool,
+                                  "tokens": sum(p.tokens for p in refined.passages)})
+        refined.budget = self.budget
         timings["passages"] = time.perf_counter() - tick
         timings["context"] = time.perf_counter() - started
         refined.timings = timings

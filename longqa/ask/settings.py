@@ -77,6 +77,18 @@ class SearchSettings:
         "neighbour_weight), so a passage running over several leaves stays contiguous (0: off)", "tune-half eval runs: 0.7, 0.8 and 0.9 alike; 0 lost FinanceBench "
         "evidence (0.33 against 0.44-0.56 on 9 questions)")
 
+    excerpt_below: int = tunable(
+        1000, "below this context budget the search fills `excerpt_pool` tokens and the context keeps the "
+        "best sentences of it under the budget (ask/excerpt.py; 0: off)", TUNE)
+    excerpt_pool: int = tunable(
+        2000, "how many tokens the search fills when the context will be cut to its best sentences", TUNE)
+    excerpt_whole_share: float = tunable(
+        0.0, "when the context is cut to sentences, the search's best passages are first kept whole while they "
+        "fit in this share of the budget (0: every passage is cut to its best sentences)", TUNE)
+    excerpt_leaf_weight: float = tunable(
+        0.3, "a sentence's excerpt score adds this × its paragraph's search score (relative to the best): "
+        "what the search knew of the paragraph (section titles, bridge hops) counts for its sentences", TUNE)
+
     # -- the search loop (ask/search.py) -------------------------------------------------------
     use_loop: bool = tunable(True, "run the search loop (False: plain LongRefiner greedy selection, an ablation)",
                              "ablation switch")
