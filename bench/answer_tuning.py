@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from longqa.ask import grounded  # noqa: E402
+from longqa.eval.metrics import answer_in_context  # noqa: E402
 from longqa.eval.runner import EvalSettings, Runner  # noqa: E402
 from longqa.eval.systems import Resources, make_system  # noqa: E402
 from longqa.models.resolve import load_embedder, load_generator  # noqa: E402
@@ -100,7 +101,8 @@ def main() -> None:
         best = sorted(grounding.focused or [], key=lambda s: -s.score)[:3]
         chosen[" ".join(question.split())] = {"draft": grounding.draft, "mode": grounding.mode,
                             "candidates": [(c["text"], c["score"], c["model"], c["prior"]) for c in grounding.candidates[:8]],
-                            "sentences": [" ".join(s.text.split()) for s in best]}
+                            "sentences": [" ".join(s.text.split()) for s in best],
+                            "focused": " ".join(" ".join(s.text.split()) for s in grounding.focused or [])}
         return text, grounding
 
     grounded.choose_short = recording
@@ -116,17 +118,26 @@ def main() -> None:
     rows = [r for r in rows if r["metric"] == "f1" and r["f1"] is not None]
     questions = {json.loads(line)["id"]: json.loads(line)["question"] for line in open(args.questions)}
     answers = {r["id"]: {"dataset": r["dataset"], "answer": r["answer"], "f1": r["f1"], "em": r["em"],
+                         "in_context": r["answer_recall"],
                          **chosen.get(" ".join(questions[r["id"]].split()), {})} for r in rows}
+    golds = {json.loads(line)["id"]: json.loads(line)["answers"] for line in open(args.questions)}
+    for qid, entry in answers.items():  # is a gold answer among the sentences the model read?
+        entry["in_focus"] = answer_in_context(golds[qid], entry.get("focused", ""))
     args.out.write_text(json.dumps(answers, indent=1))
 
-    by: dict[str, list[float]] = defaultdict(list)
-    for r in rows:
-        by[r["dataset"]].append(r["f1"])
-        by["all"].append(r["f1"])
+    by: dict[str, list[dict]] = defaultdict(list)
+    for entry in answers.values():
+        by[entry["dataset"]].append(entry)
+        by["all"].append(entry)
     load = os.getloadavg()[0]
     print(f"half={args.half} questions={len(rows)} memo hits={generator.hits} misses={generator.misses} load={load:.2f}")
-    for name, values in sorted(by.items()):
-        print(f"  {name:10} n={len(values):3}  F1={sum(values) / len(values):.3f}")
+    print("  (answer in context / in focus: a gold answer among the context's / the focused sentences' words)")
+    for name, entries in sorted(by.items()):
+        def share(key):
+            known = [e[key] for e in entries if e.get(key) is not None]
+            return f"{sum(known) / len(known):.3f}" if known else "  –  "
+        print(f"  {name:10} n={len(entries):3}  F1={sum(e['f1'] for e in entries) / len(entries):.3f}"
+              f"  answer in context={share('in_context')}  in focus={share('in_focus')}")
     if args.compare and args.compare.exists():
         old = json.loads(args.compare.read_text())
         for qid, new in answers.items():

@@ -52,3 +52,23 @@ def reactor_handbook() -> str:
                     f"plant in plain words. " * 3 + (fact if sub == "Details" and i == 1 else "") + "\n"
                 )
     return "\n".join(parts)
+
+
+PAD = "The archive keeps this entry with its catalogue number and shelf mark for later readers. "
+
+
+def article(title: str, text: str) -> str:
+    # Leaves under 40 tokens join their neighbours: pad each article's paragraph past that.
+    return f"# {title}\n\n{text} {PAD * 3}\n"
+
+
+def films_corpus() -> str:
+    """Two articles of a two-hop question plus distractors. The second hop ("Lena Marsh ...
+    Tromso") shares no word with the question; distractors share some."""
+    return "\n".join([
+        article("Cold Harbour", "Cold Harbour is a 1968 drama film directed by Lena Marsh."),
+        article("Harbour Lights", "Harbour Lights is a 1963 film about a woman who runs a harbour cafe."),
+        article("Cold Spring", "Cold Spring is a village where the choir director grew up."),
+        article("Lena Marsh", "Lena Marsh spent her childhood in Tromso, a small fishing port."),
+        article("Grey Harbour", "Grey Harbour was directed in 1971 and filmed at a cold northern quay."),
+    ])

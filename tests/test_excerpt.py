@@ -4,8 +4,8 @@ stores: the budget holds, every kept sentence is the stored text, and quotes sta
 import pytest
 
 from longqa import tokens
-from tests.ask_support import build_store, make_pipeline, reactor_handbook
-from tests.fakes import FakeGenerator
+from tests.ask_support import build_store, films_corpus, make_pipeline, reactor_handbook
+from tests.fakes import FakeEmbedder, FakeGenerator
 
 QUESTION = "How fast do the emergency diesel generators start after a grid loss?"
 FACT = "The emergency diesel generators start within 10 seconds of a grid loss."
@@ -75,3 +75,24 @@ def test_the_best_passages_stay_whole_within_their_share_and_the_context_keeps_i
     ords = {n: o for n, o in handbook_db.execute("SELECT id, ord FROM nodes").fetchall()}
     leaves_in_order = [p.leaf_ids[0] for p in refined.passages]
     assert leaves_in_order == sorted(leaves_in_order, key=lambda leaf: ords[leaf])
+
+
+def test_the_search_s_bridge_query_raises_the_second_hop_sentence(tmp_path, db_path):
+    # "Lena Marsh spent her childhood in Tromso" shares no word with the question; the search's
+    # bridge query ("Lena Marsh woman grow") is what raises it among the sentences to keep
+    from longqa.ask import excerpt, focus
+
+    db = build_store(db_path, {"films.md": films_corpus()}, tmp_path)
+    question = "Where did the woman who directed Cold Harbour grow up?"
+    pool = make_pipeline(db, budget=2000, hop_after=1).retrieve_context(question)
+    queries = excerpt.search_queries(pool.steps)
+    assert queries[:1] == ["Lena Marsh woman grow"]
+
+    def rank(with_queries: list[str]) -> int:
+        found = focus.context_sentences(pool.passages)
+        excerpt.score_with_search(question, found, FakeEmbedder(), queries=with_queries,
+                                  leaf_scores=pool.leaf_scores, leaf_weight=0.3)
+        order = sorted(found, key=lambda s: -s.score)
+        return next(i for i, s in enumerate(order) if "Tromso" in s.text)
+
+    assert rank(queries) < rank([])

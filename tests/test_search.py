@@ -13,11 +13,10 @@ from longqa.retrieve.docscore import candidate_documents, document_scores, docum
 from longqa.retrieve.local import local_scores
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import walk
-from tests.ask_support import build_store, reactor_handbook
+from tests.ask_support import PAD, article, build_store, films_corpus, reactor_handbook
 from tests.ask_support import make_pipeline as _make_pipeline
 from tests.fakes import FakeEmbedder, FakeGenerator
 
-PAD = "The archive keeps this entry with its catalogue number and shelf mark for later readers. "
 
 
 def make_pipeline(db, generator=None, **options):
@@ -25,23 +24,6 @@ def make_pipeline(db, generator=None, **options):
     a larger search that small budgets otherwise get (tests/test_excerpt.py)."""
     options.setdefault("excerpt_below", 0)
     return _make_pipeline(db, generator, **options)
-
-
-def article(title: str, text: str) -> str:
-    # Leaves under 40 tokens join their neighbours: pad each article's paragraph past that.
-    return f"# {title}\n\n{text} {PAD * 3}\n"
-
-
-def films_corpus() -> str:
-    """Two articles of a two-hop question plus distractors. The second hop ("Lena Marsh ...
-    Tromso") shares no word with the question; distractors share some."""
-    return "\n".join([
-        article("Cold Harbour", "Cold Harbour is a 1968 drama film directed by Lena Marsh."),
-        article("Harbour Lights", "Harbour Lights is a 1963 film about a woman who runs a harbour cafe."),
-        article("Cold Spring", "Cold Spring is a village where the choir director grew up."),
-        article("Lena Marsh", "Lena Marsh spent her childhood in Tromso, a small fishing port."),
-        article("Grey Harbour", "Grey Harbour was directed in 1971 and filmed at a cold northern quay."),
-    ])
 
 
 def filing() -> str:

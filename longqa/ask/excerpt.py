@@ -78,17 +78,8 @@ def excerpt(question: str, passages: list[Passage], budget: int, settings: Searc
 
 def _sentences(question, found, budget, settings, leaf_scores, embedder, query_vector, spread, queries):
     """The best sentences under `budget`, as (context position, passage) per kept paragraph."""
-    best_of = [0.0] * len(found)
-    for query in queries:  # words only: a hop's query is a name and the words it still needs
-        focus.score(query, found)
-        best_of = [max(b, s.score) for b, s in zip(best_of, found)]
-    focus.score_for(question, found, embedder, query_vector)
-    for b, sentence in zip(best_of, found):
-        sentence.score = max(sentence.score, b)
-    best = max((leaf_scores.get(s.leaf.id, 0.0) for s in found), default=0.0)
-    if best > 0:
-        for sentence in found:
-            sentence.score += settings.excerpt_leaf_weight * max(0.0, leaf_scores.get(sentence.leaf.id, 0.0)) / best
+    score_with_search(question, found, embedder, query_vector, queries=queries, leaf_scores=leaf_scores,
+                            leaf_weight=settings.excerpt_leaf_weight)
     kept: list[focus.Sentence] = []
     used = 0
     for sentence in focus.ranked(found, spread, part=lambda s: s.leaf.parent_id):
@@ -149,3 +140,30 @@ def _cut_best(sentence: focus.Sentence, budget: int) -> Passage:
     while text and sentence.leaf.text[sentence.start:end] != text:  # truncation rewrote whitespace
         text, end = text[:-1], end - 1
     return _of_leaf(sentence, text, [(sentence.start, end)])
+
+
+def score_with_search(question: str, found: list[focus.Sentence], embedder=None, query_vector=None, *,
+                      queries: list[str] | None = None, leaf_scores: dict[int, float] | None = None,
+                      leaf_weight: float = 0.0) -> None:
+    """`score_for`, plus what the search knew: a sentence scores its best against the question or
+    any of the search's own further queries (bridge hops, sub-questions: a hop's query is a name
+    and the words it still needs), so the second hop's sentence, which shares no word with the
+    question, can rank; then `leaf_weight` × its paragraph's search score (relative to the
+    best), which holds what a sentence alone does not (section titles, the whole document)."""
+    best_of = [0.0] * len(found)
+    for query in queries or ():
+        focus.score(query, found, embedder)
+        best_of = [max(b, s.score) for b, s in zip(best_of, found)]
+    focus.score_for(question, found, embedder, query_vector)
+    for b, sentence in zip(best_of, found):
+        sentence.score = max(sentence.score, b)
+    leaf_scores = leaf_scores or {}
+    best = max((leaf_scores.get(s.leaf.id, 0.0) for s in found), default=0.0)
+    if leaf_weight and best > 0:
+        for sentence in found:
+            sentence.score += leaf_weight * max(0.0, leaf_scores.get(sentence.leaf.id, 0.0)) / best
+
+
+def search_queries(steps: list[dict]) -> list[str]:
+    """The further queries the search made (bridge hops, sub-questions), from its logged steps."""
+    return [step["query"] for step in steps if step.get("action") in ("bridge", "split") and step.get("query")]

@@ -122,16 +122,16 @@ class Pipeline:
         selection, documents, budget = planner.run(timings, pool)
         tick = time.perf_counter()
         refined.passages = build_passages(selection, documents, budget)
+        refined.leaf_scores = {node_id: scored.score for node_id, scored in selection.scores.items()}
         if pool > self.budget:  # a tight budget: the best sentences of the larger search
             dense = self.retriever.uses_dense
             broad = analysis.type == "multi-source" or answer_settings(analysis.type, analysis.scope)[0]
             refined.passages = excerpt.excerpt(
                 question, refined.passages, self.budget, self.settings,
-                leaf_scores={node_id: scored.score for node_id, scored in selection.scores.items()},
+                leaf_scores=refined.leaf_scores,
                 embedder=self.retriever.embedder if dense else None,
                 query_vector=self.retriever.embed(question) if dense else None, spread=broad,
-                queries=[step["query"] for step in refined.steps
-                         if step.get("action") in ("bridge", "split") and step.get("query")])
+                queries=excerpt.search_queries(refined.steps))
             refined.steps.append({"step": len(refined.steps) + 1, "action": "excerpt", "searched_tokens": pool,
                                   "tokens": sum(p.tokens for p in refined.passages)})
         refined.budget = self.budget

@@ -27,6 +27,7 @@ class Refined:
     fused: dict[int, Fused] = field(default_factory=dict)  # every retrieved leaf, for --explain
     notes: list[str] = field(default_factory=list)  # e.g. why dense retrieval was off
     answer_prompt: str = ""  # what the generator read to answer (the focused sentences)
+    leaf_scores: dict[int, float] = field(default_factory=dict)  # the search's score of each candidate leaf
 
     @property
     def found(self) -> bool:
