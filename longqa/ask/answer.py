@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from longqa.ask import focus, grounded, hops, prompts, rules, skill, spans
+from longqa.ask import focus, grounded, hops, prompts, skill, spans
 from longqa.ask.context import Passage
 from longqa.ask.settings import ANSWER
 from longqa.models.base import Generator
@@ -59,12 +59,8 @@ def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float
         long_form = False
     found = focus.context_sentences(passages)
     focus.score_for(question, found, embedder, query_vector)
-    # A multi-hop question's answer sits beside its bridge entity, not beside its own words. Only
-    # questions that describe what they ask through ("the state whose ...", "the county in which
-    # ..."): on others the first hop's sentence often holds the answer itself (tune half: 5 of 5
-    # gains were such questions, 3 of 4 losses were not).
-    hop = ((qtype == "multi-bridge" or rules.is_bridged(question)) and not letters and not long_form
-           and spans.wanted(question) not in ("sentence", "yesno"))
+    # A multi-hop question's answer sits beside its bridge entity, not beside its own words.
+    hop = hops.applies(question, qtype, long_form)
     bridges = hops.second_hop(spans.question_core(question), found, embedder) if hop else []
     chosen = focus.select(found, focus.SPREAD_TOKENS if long_form else focus.FOCUS_TOKENS, spread=long_form)
     text = focus.render(chosen)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from longqa import tokens
-from longqa.ask import focus
+from longqa.ask import focus, hops, spans
 from longqa.ask.context import Passage, section_of
 from longqa.ask.settings import SearchSettings
 
@@ -38,14 +38,15 @@ def search_budget(budget: int, settings: SearchSettings) -> int:
 
 def excerpt(question: str, passages: list[Passage], budget: int, settings: SearchSettings, *,
             leaf_scores: dict[int, float] | None = None, embedder=None, query_vector=None,
-            spread: bool = False, queries: list[str] | None = None) -> list[Passage]:
+            spread: bool = False, queries: list[str] | None = None, second_hop: bool = False) -> list[Passage]:
     """The passages cut to `budget` tokens, one per kept paragraph in context order, renumbered
     [1], [2], …: the search's best paragraphs whole while they fit in `excerpt_whole_share` of the
     budget, then the best sentences of the others. With `spread` (a broad or multi-source
     question) the sections take turns, each its best sentence first, so every part the search
     chose keeps a voice. `queries` are the search's own further queries (bridge hops, sub-questions):
     a sentence scores its best against the question or any of them, so the second hop's sentence,
-    which shares no word with the question, can be kept."""
+    which shares no word with the question, can be kept; with `second_hop` (hops.applies) the
+    answer stage's own second hop raises the sentences naming the first hop's bridge entities."""
     if sum(p.tokens for p in passages) <= budget:
         return passages
     found = focus.context_sentences(passages)
@@ -69,17 +70,20 @@ def excerpt(question: str, passages: list[Passage], budget: int, settings: Searc
     rest = [s for s in found if s.leaf.id not in kept_whole]
     if rest:
         placed += _sentences(question, rest, budget, settings, leaf_scores, embedder, query_vector, spread,
-                             queries or [])
+                             queries or [], second_hop)
     out = [passage for _, passage in sorted(placed, key=lambda item: item[0])]
     for n, passage in enumerate(out, start=1):
         passage.n = n
     return out
 
 
-def _sentences(question, found, budget, settings, leaf_scores, embedder, query_vector, spread, queries):
+def _sentences(question, found, budget, settings, leaf_scores, embedder, query_vector, spread, queries,
+               second_hop):
     """The best sentences under `budget`, as (context position, passage) per kept paragraph."""
     score_with_search(question, found, embedder, query_vector, queries=queries, leaf_scores=leaf_scores,
-                            leaf_weight=settings.excerpt_leaf_weight)
+                      leaf_weight=settings.excerpt_leaf_weight)
+    if second_hop:
+        hops.second_hop(spans.question_core(question), found, embedder)
     kept: list[focus.Sentence] = []
     used = 0
     for sentence in focus.ranked(found, spread, part=lambda s: s.leaf.parent_id):

@@ -24,7 +24,7 @@ import sqlite_utils
 
 from longqa.ask import analyze as analysis_mod
 from longqa.ask import evidence as evidence_mod
-from longqa.ask import excerpt
+from longqa.ask import excerpt, hops
 from longqa.ask import prompts
 from longqa.ask.answer import answer_settings, plan_answer, run_answer
 from longqa.ask.context import build_passages
@@ -125,13 +125,15 @@ class Pipeline:
         refined.leaf_scores = {node_id: scored.score for node_id, scored in selection.scores.items()}
         if pool > self.budget:  # a tight budget: the best sentences of the larger search
             dense = self.retriever.uses_dense
-            broad = analysis.type == "multi-source" or answer_settings(analysis.type, analysis.scope)[0]
+            long_form = answer_settings(analysis.type, analysis.scope)[0]
+            broad = analysis.type == "multi-source" or long_form
             refined.passages = excerpt.excerpt(
                 question, refined.passages, self.budget, self.settings,
                 leaf_scores=refined.leaf_scores,
                 embedder=self.retriever.embedder if dense else None,
                 query_vector=self.retriever.embed(question) if dense else None, spread=broad,
-                queries=excerpt.search_queries(refined.steps))
+                queries=excerpt.search_queries(refined.steps),
+                second_hop=hops.applies(question, analysis.type, long_form))
             refined.steps.append({"step": len(refined.steps) + 1, "action": "excerpt", "searched_tokens": pool,
                                   "tokens": sum(p.tokens for p in refined.passages)})
         refined.budget = self.budget
