@@ -120,20 +120,19 @@ def _passages(kept: list[focus.Sentence]) -> list[tuple[int, Passage]]:
     return out
 
 
-def _of_leaf(sentence: focus.Sentence, text: str, spans: list[tuple[int, int]]) -> Passage:
+def _of_leaf(sentence: focus.Sentence, text: str, offsets: list[tuple[int, int]] | None) -> Passage:
+    """A passage of the sentence's paragraph alone: its kept sentences' `offsets`, or None when
+    the paragraph is kept whole."""
     leaf, passage = sentence.leaf, sentence.passage
+    kept = None if offsets is None else [(leaf.id, start, end) for start, end in offsets]
     return replace(passage, node_id=leaf.id, node=leaf, section=section_of(leaf, passage.doc),
                    page_start=leaf.page_start, page_end=leaf.page_end, text=text, tokens=tokens.count(text),
-                   leaf_ids=[leaf.id], spans=[(leaf.id, start, end) for start, end in spans])
+                   leaf_ids=[leaf.id], spans=kept)
 
 
 def _whole_leaf(sentence: focus.Sentence) -> Passage:
     """A paragraph kept whole, as a passage of its own."""
-    leaf, passage = sentence.leaf, sentence.passage
-    text = leaf.text.strip()
-    return replace(passage, node_id=leaf.id, node=leaf, section=section_of(leaf, passage.doc),
-                   page_start=leaf.page_start, page_end=leaf.page_end, text=text, tokens=tokens.count(text),
-                   leaf_ids=[leaf.id], spans=None)
+    return _of_leaf(sentence, sentence.leaf.text.strip(), None)
 
 
 def _cut_best(sentence: focus.Sentence, budget: int) -> Passage:

@@ -124,23 +124,25 @@ class Pipeline:
         refined.passages = build_passages(selection, documents, budget)
         refined.leaf_scores = {node_id: scored.score for node_id, scored in selection.scores.items()}
         if pool > self.budget:  # a tight budget: the best sentences of the larger search
-            dense = self.retriever.uses_dense
-            long_form = answer_settings(analysis.type, analysis.scope)[0]
-            broad = analysis.type == "multi-source" or long_form
-            refined.passages = excerpt.excerpt(
-                question, refined.passages, self.budget, self.settings,
-                leaf_scores=refined.leaf_scores,
-                embedder=self.retriever.embedder if dense else None,
-                query_vector=self.retriever.embed(question) if dense else None, spread=broad,
-                queries=excerpt.search_queries(refined.steps),
-                second_hop=hops.applies(question, analysis.type, long_form))
-            refined.steps.append({"step": len(refined.steps) + 1, "action": "excerpt", "searched_tokens": pool,
-                                  "tokens": sum(p.tokens for p in refined.passages)})
+            self._excerpt(refined, pool)
         refined.budget = self.budget
         timings["passages"] = time.perf_counter() - tick
         timings["context"] = time.perf_counter() - started
         refined.timings = timings
         return refined
+
+    def _excerpt(self, refined: Refined, pool: int) -> None:
+        """Cut the `pool`-token context to its best sentences under the budget (ask/excerpt.py)."""
+        question, analysis, dense = refined.question, refined.analysis, self.retriever.uses_dense
+        long_form = answer_settings(analysis.type, analysis.scope)[0]
+        refined.passages = excerpt.excerpt(
+            question, refined.passages, self.budget, self.settings, leaf_scores=refined.leaf_scores,
+            embedder=self.retriever.embedder if dense else None,
+            query_vector=self.retriever.embed(question) if dense else None,
+            spread=analysis.type == "multi-source" or long_form, queries=excerpt.search_queries(refined.steps),
+            second_hop=hops.applies(question, analysis.type, long_form))
+        refined.steps.append({"step": len(refined.steps) + 1, "action": "excerpt", "searched_tokens": pool,
+                              "tokens": refined.context_tokens})
 
     # -- answers -----------------------------------------------------------------------------
     def stream(self, question: str, doc_ids: list[int] | None = None) -> AnswerStream:
