@@ -96,3 +96,13 @@ def test_the_search_s_bridge_query_raises_the_second_hop_sentence(tmp_path, db_p
         return next(i for i, s in enumerate(order) if "Tromso" in s.text)
 
     assert rank(queries) < rank([])
+
+
+def test_table_rows_kept_next_to_each_other_stay_on_their_own_lines(tmp_path, db_path):
+    rows = "\n".join(f"Pump {i} | Service every {i + 2} weeks | Bay {i}" for i in range(1, 40))
+    db = build_store(db_path, {"pumps.md": f"# Pumps\n\n## Schedule\n\n{rows}\n"}, tmp_path)
+    refined = make_pipeline(db, budget=60).retrieve_context("How often is Pump 7 serviced, and Pump 8?")
+    text = "\n".join(p.text for p in refined.passages)
+    lines = text.splitlines()
+    assert "Pump 7 | Service every 9 weeks | Bay 7" in lines and "Pump 8 | Service every 10 weeks | Bay 8" in lines
+    assert all(p.spans for p in refined.passages)

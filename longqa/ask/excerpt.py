@@ -114,7 +114,10 @@ def _passages(kept: list[focus.Sentence]) -> list[tuple[int, Passage]]:
         parts: list[str] = []
         for i, sentence in enumerate(chosen):
             if i:
-                parts.append(" " if sentence.order == chosen[i - 1].order + 1 else GAP)
+                before = chosen[i - 1]
+                between = sentence.leaf.text[before.end:sentence.start]
+                # next to each other: as the stored text parts them (table rows keep their lines)
+                parts.append(("\n" if "\n" in between else " ") if sentence.order == before.order + 1 else GAP)
             parts.append(" ".join(sentence.text.split()))
         out.append((chosen[0].order, _of_leaf(chosen[0], "".join(parts), [(s.start, s.end) for s in chosen])))
     return out
