@@ -18,7 +18,6 @@ from tests.ask_support import make_pipeline as _make_pipeline
 from tests.fakes import FakeEmbedder, FakeGenerator
 
 
-
 def make_pipeline(db, generator=None, **options):
     """These tests watch the search at small budgets: the context is its picks, not the excerpt of
     a larger search that small budgets otherwise get (tests/test_excerpt.py)."""

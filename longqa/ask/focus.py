@@ -17,6 +17,8 @@ Short questions (extractive, arithmetic, bridge) get the best sentences in ~FOCU
 from __future__ import annotations
 
 import math
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,10 +105,35 @@ def _dense(question, found, base, embedder, query_vector) -> list[float]:
     if embedder is None:
         return out
     top = sorted(range(len(found)), key=lambda i: -base[i])[:DENSE_TOP]
-    vectors = embedder.embed([found[i].text for i in top])
-    query = query_vector if query_vector is not None else embedder.embed([question])[0]
-    for i, cosine in zip(top, np.asarray(vectors) @ np.asarray(query)):
+    vectors = embedded(embedder, [found[i].text for i in top])
+    query = query_vector if query_vector is not None else embedded(embedder, [question])[0]
+    for i, cosine in zip(top, vectors @ np.asarray(query)):
         out[i] = max(0.0, float(cosine))
+    return out
+
+
+# Sentence vectors by embedder, most recent last. A tight budget scores the same sentences for its
+# excerpt, once per bridge query and again for the answer's focus: each is embedded once.
+_VECTORS: "weakref.WeakKeyDictionary[object, OrderedDict[str, np.ndarray]]" = weakref.WeakKeyDictionary()
+VECTOR_CACHE = 4096
+
+
+def embedded(embedder, texts: list[str]) -> np.ndarray:
+    """The texts' vectors, each text embedded by `embedder` at most once while it stays among the
+    VECTOR_CACHE most recently used."""
+    try:
+        cache = _VECTORS.setdefault(embedder, OrderedDict())
+    except TypeError:  # an embedder that cannot be weakly referenced: no cache
+        return np.asarray(embedder.embed(texts))
+    missing = [text for text in dict.fromkeys(texts) if text not in cache]
+    if missing:
+        for text, vector in zip(missing, np.asarray(embedder.embed(missing))):
+            cache[text] = vector
+    for text in texts:
+        cache.move_to_end(text)
+    out = np.stack([cache[text] for text in texts])
+    while len(cache) > VECTOR_CACHE:
+        cache.popitem(last=False)
     return out
 
 

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from longqa.ask import rules, spans
+from longqa.ask import focus, rules, spans
 from longqa.ask.bridge import bridge_entities
 from longqa.ask.bridge import names as bridge_names
 from longqa.ask.settings import ANSWER
@@ -147,7 +147,7 @@ def _relevance(query: str, unsaid: set[str], naming: dict[int, float], found: li
     if embedder is None or not naming:
         return out
     top = sorted(naming, key=lambda i: (-naming[i], -found[i].score))[:DENSE_TOP]
-    vectors = np.asarray(embedder.embed([query] + [found[i].text for i in top]))
+    vectors = focus.embedded(embedder, [query] + [found[i].text for i in top])
     for i, cosine in zip(top, vectors[1:] @ vectors[0]):
         out[i] = max(out[i], float(cosine))
     return out

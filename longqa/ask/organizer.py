@@ -50,7 +50,7 @@ class Planner:
     # -- the plan ----------------------------------------------------------------------------
     def run(self, timings: dict[str, float], budget: int):
         """The selection for `budget` tokens (the pipeline's, or the larger pool that
-        ask/excerpt.py cuts to sentences), the candidate documents and the budget."""
+        ask/excerpt.py cuts to sentences) and the candidate documents."""
         p, generator, s = self.p, self.p.generator, self.settings
         tick = time.perf_counter()
         subs: list[str] = []
@@ -72,7 +72,7 @@ class Planner:
         documents = self._documents(roots)
         if not p.use_tree:
             leaves = [n for r in roots for n in walk(r) if n.is_leaf]
-            return select_flat(leaves, _combined(main_scores, sub_scores), budget), documents, budget
+            return select_flat(leaves, _combined(main_scores, sub_scores), budget), documents
 
         tick = time.perf_counter()
         choice = None
@@ -135,7 +135,7 @@ class Planner:
         tick = time.perf_counter()
         selection = select(roots, scored, budget, s.fill_floor, forced=picks)
         timings["refine"] = time.perf_counter() - tick
-        return selection, documents, budget
+        return selection, documents
 
     # -- scores per query --------------------------------------------------------------------
     def _scores_for(self, query: str, result) -> tuple[list[Node], dict[int, float]]:

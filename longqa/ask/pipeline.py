@@ -119,9 +119,9 @@ class Pipeline:
 
         planner = Planner(self, question, analysis, doc_ids, first, refined)
         pool = excerpt.search_budget(self.budget, self.settings)
-        selection, documents, budget = planner.run(timings, pool)
+        selection, documents = planner.run(timings, pool)
         tick = time.perf_counter()
-        refined.passages = build_passages(selection, documents, budget)
+        refined.passages = build_passages(selection, documents, pool)
         refined.leaf_scores = {node_id: scored.score for node_id, scored in selection.scores.items()}
         if pool > self.budget:  # a tight budget: the best sentences of the larger search
             self._excerpt(refined, pool)
