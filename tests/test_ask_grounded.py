@@ -91,6 +91,12 @@ def test_a_bridge_entity_is_never_the_answer(tmp_path):
     ("When did World War I end?", "date"),
     ("In what month did the works open?", "month"),
     ("What is the size of the civil case dataset?", "quantity"),
+    # a "when" or "where" after a noun describes; the question word asks
+    ("Who was president when the area where the wind farm is located became a state?", "name"),
+    ("The state where Henry Worrall died has how many congressional districts?", "quantity"),
+    ("How much was his bonus when he joined the company?", "quantity"),
+    ("Hayden is from Canada, but where does Buck-Tick hail from?", "name"),
+    ("In where was it found?", "name"),
 ])
 def test_wanted_answer_kind(question, kind):
     assert spans.wanted(question) == kind
@@ -238,6 +244,25 @@ def test_highlight_questions_quote_the_best_sentence(power_db):
     assert result.grounding.mode == "sentence"
     quote = result.quotes[0]
     assert result.answer.startswith(" ".join(quote.text.split())) and "diesel" in quote.text
+
+
+def test_a_heading_that_repeats_the_question_is_not_quoted_as_its_answer(tmp_path):
+    # L-Eval's help pages keep their headings as lines of text; the heading says every word of the
+    # question and scores best, yet answers nothing.
+    doc = ("Claims and decisions\n\nVA claim exam (C&P exam)\n\nAfter your VA claim exam we review all the "
+           "evidence in your file, assign your disability rating and send you a decision letter.\n\n"
+           "Multiple party claims\n\nA claim with more than one party goes to a special team.\n")
+    db = build_store(tmp_path / "va.db", {"va.txt": doc}, tmp_path, FakeEmbedder())
+    question = "Got it, I also want to know about the VA claim exam (C&P exam), what happens after I take the VA claim exam?"
+    assert spans.wanted(question) == "sentence"
+    result = make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0).answer(question)
+    assert result.grounding.mode == "sentence"
+    assert result.answer.startswith("After your VA claim exam we review"), result.grounding.candidates
+    assert all(c["text"] != "VA claim exam (C&P exam)" for c in result.grounding.candidates)
+    found = focus.context_sentences(make_pipeline(db, FakeGenerator()).retrieve_context(question).passages)
+    heading = [s for s in found if s.text == "VA claim exam (C&P exam)"]
+    assert heading and heading[0] not in grounded.answering(found, question)
+    assert grounded.answering(heading, question) == heading  # nothing better: the heading stays
 
 
 def test_the_model_chooses_among_the_best_sentences_to_quote(power_db):

@@ -83,7 +83,7 @@ def run_answer(generator: Generator, question: str, plan: AnswerPlan, grounding:
         yield text
         return
     if not writes_free_text(generator):
-        text, found = grounded.quote_answer(plan.focused)
+        text, found = grounded.quote_answer(plan.focused, question)
         grounding.append(found)
         yield text
         return

@@ -58,6 +58,7 @@ MAX_DRAFT_WORDS = ANSWER.max_draft_words
 NO_ANSWER_PRIOR = ANSWER.no_answer_prior
 PROXIMITY_CHARS = ANSWER.proximity_chars
 MIN_TRACE_OVERLAP = ANSWER.min_trace_overlap
+MIN_NEW_WORDS = ANSWER.min_new_words
 
 
 @dataclass
@@ -137,7 +138,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     if want == "sentence" and focused:  # "Highlight the parts of this contract ...": quote, don't pick a span
         # The best few sentences by score, and the model's reading of which one answers: its
         # probability of copying each one after the question (a whole sentence, not a span).
-        top = sorted(focused, key=lambda s: -s.score)[:SENTENCE_CHOICES]
+        top = sorted(answering(focused, question), key=lambda s: -s.score)[:SENTENCE_CHOICES]
         probabilities = _model_probabilities(generator, prompt, [" ".join(s.text.split()) for s in top],
                                              max_tokens=SENTENCE_TOKENS) if len(top) > 1 else [0.0]
         scored = [(s.score / (top[0].score or 1.0) + W_SENTENCE_MODEL * p, s, p) for s, p in zip(top, probabilities)]
@@ -511,10 +512,22 @@ def _as_dict(c: _Candidate) -> dict:
 
 
 # -- free-text answers -----------------------------------------------------------------------------
-def quote_answer(focused: list[focus.Sentence]) -> tuple[str, Grounding]:
+def answering(focused: list[focus.Sentence], question: str) -> list[focus.Sentence]:
+    """The sentences that could be quoted as an answer: those saying MIN_NEW_WORDS content words
+    the question does not. A heading that repeats the question ("VA claim exam (C&P exam)" for
+    "what happens after I take the VA claim exam (C&P exam)?") scores high and answers nothing.
+    All of them when none does."""
+    asked = set(words(question))
+    saying = [s for s in focused
+              if len({w for w in words(s.text) if w not in STOPWORDS} - asked) >= MIN_NEW_WORDS]
+    return saying or focused
+
+
+def quote_answer(focused: list[focus.Sentence], question: str = "") -> tuple[str, Grounding]:
     """A broad question's answer in the documents' own words: the QUOTE_SENTENCES best focused
-    sentences, in the order they were shown, each with its passage number."""
-    best = {id(s) for s in sorted(focused, key=lambda s: -s.score)[:QUOTE_SENTENCES]}
+    sentences that say more than the question, in the order they were shown, each with its
+    passage number."""
+    best = {id(s) for s in sorted(answering(focused, question), key=lambda s: -s.score)[:QUOTE_SENTENCES]}
     chosen = [s for s in focused if id(s) in best]
     if not chosen:
         return NO_ANSWER, Grounding(mode="none", focused=focused)

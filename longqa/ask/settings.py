@@ -259,6 +259,9 @@ class AnswerSettings:
     proximity_chars: int = tunable(150, "characters within which a span counts as near a question word", SPOT)
     min_trace_overlap: float = tunable(
         0.2, "an answer sentence is traced to a source sharing this share of its words", SPOT)
+    min_new_words: int = tunable(
+        2, "a sentence quoted as the answer says at least this many content words the question does not "
+        "(a heading that repeats the question answers nothing)", SPOT)
     max_phrase_words: int = tunable(5, "longest phrase span, in content words", SPOT)
     max_sentence_chars: int = tunable(
         600, "longer runs (tables flattened into one line) are cut at spaces into sentences", SPOT)

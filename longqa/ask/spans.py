@@ -158,6 +158,20 @@ class Span:
     end: int = -1
 
 
+# "when" or "where" after a noun opens a relative clause ("Who was president when the area ...
+# became a state?", "The state where X died has how many districts?"): it describes, it does not
+# ask. Only one that opens the question or a clause asks: first (after a preposition at most), or
+# after a comma, "and" or "but".
+_WHEN_WHERE = re.compile(r"\b(?:when|where)\b", re.I)
+_ASKS_HERE = re.compile(r"(?:^|[,;:]|\b(?:and|but))\s*(?:(?:in|at|to|on|from)\s+)?$", re.I)
+
+
+def _asking_words(question: str) -> str:
+    """The question with its relative "when"/"where" blanked out."""
+    return _WHEN_WHERE.sub(lambda m: m.group() if _ASKS_HERE.search(m.string[:m.start()]) else "_" * len(m.group()),
+                           question.strip())
+
+
 def wanted(question: str) -> str:
     """The answer kind a question asks for: sentence (a passage to quote), option, yesno,
     frequency, duration, month, date, quantity, name, or any."""
@@ -165,8 +179,9 @@ def wanted(question: str) -> str:
         return "sentence"
     if _ALTERNATIVES.search(question):
         return "option"
+    asking = _asking_words(question)
     for kind, pattern in _WANTS:
-        if pattern.search(question):
+        if pattern.search(asking):
             return kind
     return "any"
 
