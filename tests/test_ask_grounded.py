@@ -11,6 +11,7 @@ import pytest
 
 from longqa.ask import focus, grounded, hops, kinds, sentences, skill, spans
 from longqa.ask.answer import plan_answer
+from longqa.ask.settings import ANSWER
 from tests.ask_support import build_store, make_pipeline, reactor_handbook
 from tests.fakes import FakeEmbedder, FakeGenerator
 
@@ -410,6 +411,28 @@ def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     before = [s.score for s in found]
     assert hops.second_hop(single, found, FakeEmbedder()) == []
     assert [s.score for s in found] == before
+
+
+def test_spans_of_the_first_hop_sentence_are_not_the_answer(tmp_path, monkeypatch):
+    # The first hop's sentence says what the question starts from (the film and its year); the
+    # answer is what the sentence about the bridge entity says.
+    doc = ("# Fist Power\n\nFist Power is a Hong Kong action film released in March 1999 by Golden Harvest.\n\n"
+           "# Hong Kong\n\nHong Kong Island was taken by the British in 1842 after the First Opium War.\n")
+    question = "When was the country that produced Fist Power taken by the British?"
+    plan, _ = _planned(tmp_path, doc, question)
+    assert "Hong Kong" in plan.bridges
+    first = [s for s in plan.sentences if s.first_hop]
+    assert len(first) == 1 and "Fist Power" in first[0].text
+
+    def prior_of(text):
+        _, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+                                             bridges=plan.bridges)
+        return grounding, {c["text"]: c["prior"] for c in grounding.candidates}[text]
+
+    grounding, penalised = prior_of("March 1999")
+    assert grounding.candidates[0]["text"] == "1842", grounding.candidates[:3]
+    monkeypatch.setattr(grounded, "W_FIRST_HOP", 0.0)
+    assert prior_of("March 1999")[1] == pytest.approx(penalised + ANSWER.w_first_hop)
 
 
 def test_year_questions_get_the_year_and_where_questions_the_place():

@@ -45,6 +45,7 @@ class Sentence:
     end: int
     order: int  # position in the context (document order)
     score: float = 0.0
+    first_hop: bool = False  # names what a multi-hop question starts from (hops.second_hop)
 
     @property
     def text(self) -> str:

@@ -59,6 +59,7 @@ NO_ANSWER_PRIOR = ANSWER.no_answer_prior
 PROXIMITY_CHARS = ANSWER.proximity_chars
 MIN_TRACE_OVERLAP = ANSWER.min_trace_overlap
 MIN_NEW_WORDS = ANSWER.min_new_words
+W_FIRST_HOP = ANSWER.w_first_hop
 
 
 @dataclass
@@ -196,6 +197,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 prior += W_HEAD * spans.range_side(span, sentence.text, end)  # stops at 3 a.m., not 7
                 if spans.repeats_question(span, question) or _is_bridge(span.text, bridge_words):
                     prior -= W_REPEAT
+                if bridges and sentence.first_hop:
+                    prior -= W_FIRST_HOP
                 if span.kind == "phrase":
                     prior -= W_PHRASE
                 if spans.defines(span, sentence.text, head):  # "Ferric sulphate is the coagulant"
@@ -216,7 +219,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         if (copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question)
                 and not _is_bridge(copied[0], bridge_words)):
             text, sentence = copied
-            offer(text, "draft", sentence, sentence.score / best_score + vote)
+            offer(text, "draft", sentence, sentence.score / best_score + vote
+                  - (W_FIRST_HOP if bridges and sentence.first_hop else 0.0))
         for candidate in pool.values():  # the draft votes for the spans it agrees with
             if candidate.kind != "draft":
                 candidate.prior += vote * _agreement(candidate.text, draft)

@@ -100,6 +100,8 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
             boosts[i] = max(boosts.get(i, 0.0), boost)
     for i, boost in boosts.items():
         found[i].score += boost
+    if entities:  # its other spans say what the start is, not the answer (grounded.W_FIRST_HOP)
+        found[first].first_hop = True
     return entities
 
 

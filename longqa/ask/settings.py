@@ -259,6 +259,9 @@ class AnswerSettings:
     proximity_chars: int = tunable(150, "characters within which a span counts as near a question word", SPOT)
     min_trace_overlap: float = tunable(
         0.2, "an answer sentence is traced to a source sharing this share of its words", SPOT)
+    w_first_hop: float = tunable(
+        1.0, "penalty of a span in the sentence a multi-hop question's first hop starts from (it says what the "
+        "start is, e.g. a film's year; the answer is what a later hop says)", SPOT)
     min_new_words: int = tunable(
         2, "a sentence quoted as the answer says at least this many content words the question does not "
         "(a heading that repeats the question answers nothing)", SPOT)
