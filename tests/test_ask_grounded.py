@@ -280,6 +280,24 @@ def test_the_model_chooses_among_the_best_sentences_to_quote(power_db):
     assert result.quotes[0].text == shown[1]
 
 
+def test_an_option_question_is_answered_by_one_of_its_options(tmp_path):
+    # A longer name around one option ("The Toy Manchester Terrier") scored best as a span; when
+    # the sentences name both options, only they compete.
+    doc = ("# Dogs\n\nThe Toy Manchester Terrier was bred from the Manchester Terrier in England.\n\n"
+           "The Scotch Collie is a landrace whose ancestors include Gordon and Irish Setters.\n")
+    db = build_store(tmp_path / "dogs.db", {"dogs.md": doc}, tmp_path, FakeEmbedder())
+    question = "Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?"
+    assert spans.wanted(question) == "option"
+    result = make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0).answer(question)
+    kinds_offered = {c["kind"] for c in result.grounding.candidates}
+    assert kinds_offered <= {"option", "none"}, result.grounding.candidates
+    assert result.answer.rsplit(" [", 1)[0] in ("Manchester Terrier", "Scotch Collie")
+    # an option the documents do not name leaves the spans in play
+    missing = "Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Welsh Corgi?"
+    result = make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0).answer(missing)
+    assert {c["kind"] for c in result.grounding.candidates} - {"option", "none"}
+
+
 def test_date_comparisons_between_two_options_follow_the_stated_years(tmp_path):
     doc = ("# Coaches\n\nJerry Glanville (born October 14, 1941) is a former American football coach.\n\n"
            "# Players\n\nKeith Bostic (born January 17, 1961) is a former American football safety.\n")

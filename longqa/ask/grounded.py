@@ -179,14 +179,20 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             offer(text, "yesno", top, 1.0 + (W_VERDICT_RULE if text == rule else 0.0)
                   + (W_DRAFT if re.match(rf"{text}\b", draft, re.I) else 0.0))
     else:
+        named = False  # every option the question offers is named in full by a sentence
         if want == "option":
             options = spans.alternatives(question)
             dated = _by_dates(question, options, sentences or ranked)
+            named = bool(options)
             for text in options:
                 support = dated[text][1] if text in dated else _best_support(text, ranked)
                 won = W_COMPARE if dated.get(text, (False, None))[0] else 0.0
                 offer(text, "option", support, 1.0 + (0.3 if support else 0.0) + won)
-        for sentence in ranked:
+                named = named and support is not None and _overlap(text, support.text) >= 0.99
+        # "Which dog's ancestors include setters: the Manchester Terrier or the Scotch Collie?" is
+        # answered by one of its options when the sentences name both; other spans only compete
+        # where an option is missing (the options were misread, or the documents lack one).
+        for sentence in ([] if named else ranked):
             near_words = _question_words(stems, sentence.text)
             mentions = _mentions(bridge_own, sentence.text)
             for span in spans.candidates(sentence.text):
@@ -215,7 +221,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
                 offer(span.text, span.kind, sentence, prior)
         vote = W_DRAFT_TYPED if typed else W_DRAFT  # the draft's weight, less where rules know the kind
-        copied = _verbatim(draft, ranked)
+        copied = None if named else _verbatim(draft, ranked)
         if (copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question)
                 and not _is_bridge(copied[0], bridge_words)):
             text, sentence = copied
