@@ -453,6 +453,23 @@ def test_spans_of_the_first_hop_sentence_are_not_the_answer(tmp_path, monkeypatc
     assert prior_of("March 1999")[1] == pytest.approx(penalised + ANSWER.w_first_hop)
 
 
+def test_a_later_hop_s_answer_is_near_what_that_hop_asks(tmp_path):
+    # "1921" stands beside the start's name ("Mary Lou Hardin"), which the first hop already
+    # found; "1967" beside what the later hop asks ("make", "What a Wonderful World").
+    doc = ("# Mary Lou Hardin\n\nMary Lou Hardin was a jazz pianist and the wife of Louis Daniels.\n\n"
+           "Mary Lou Hardin made her first record in 1921 in Chicago.\n\n"
+           "# What a Wonderful World\n\nLouis Daniels recorded the song What a Wonderful World in 1967.\n")
+    question = "When did the spouse of Mary Lou Hardin make What a Wonderful World?"
+    plan, _ = _planned(tmp_path, doc, question)
+    assert plan.bridges == ["Louis Daniels"]
+    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+                                            bridges=plan.bridges)
+    prior = {c["text"]: c["prior"] for c in grounding.candidates}
+    assert text.startswith("1967")
+    # the start's own words no longer make "1921" near (it was 0.82 behind when they did)
+    assert prior["1967"] - prior["1921"] > 1.2, grounding.candidates[:4]
+
+
 def test_year_questions_get_the_year_and_where_questions_the_place():
     dated = next(c for c in spans.candidates("Restricted cash was included in other assets as of December 31, 2019.")
                  if c.kind == "date")

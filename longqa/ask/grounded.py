@@ -157,6 +157,14 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     # not asked at all for a yes/no question, whose two options are scored directly.
     typed = want not in ("any", "name", "option")
     stems = _question_stems(question)
+    # A multi-hop question's answer stands near what the later hop asks ("spouse", "make"), not
+    # near the words its first hop already found ("Lil Hardin Armstrong"): nearness counts the
+    # question words the first hop's sentence does not say.
+    near_stems = stems
+    start = next((s for s in (sentences or focused) if s.first_hop), None) if bridges else None
+    if start is not None:
+        said = {_stem(w) for w in words(start.text)}
+        near_stems = {stem: terms for stem, terms in stems.items() if stem not in said} or stems
     head = spans.head_noun(question)
     counted = spans.counted_noun(question)
     measure = spans.asked_measure(question) if want in ("quantity", "any") else None
@@ -193,7 +201,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         # answered by one of its options when the sentences name both; other spans only compete
         # where an option is missing (the options were misread, or the documents lack one).
         for sentence in ([] if named else ranked):
-            near_words = _question_words(stems, sentence.text)
+            near_words = _question_words(near_stems, sentence.text)
             mentions = _mentions(bridge_own, sentence.text)
             for span in spans.candidates(sentence.text):
                 span = spans.year_of(span, question)
@@ -215,7 +223,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                     prior += W_HEAD
                 prior += W_HEAD * spans.counts(span, counted)  # "how many people": 118,000 people, not 640 km
                 prior += W_HEAD * spans.measures(span, measure)  # a population is not "213,100 km"
-                near = _proximity(stems, near_words, span.start, span.end)
+                near = _proximity(near_stems, near_words, span.start, span.end)
                 if mentions:  # a second hop's answer stands beside the bridge entity
                     near = max(near, _closeness(mentions, span.start, span.end))
                 prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
