@@ -106,3 +106,23 @@ def test_table_rows_kept_next_to_each_other_stay_on_their_own_lines(tmp_path, db
     lines = text.splitlines()
     assert "Pump 7 | Service every 9 weeks | Bay 7" in lines and "Pump 8 | Service every 10 weeks | Bay 8" in lines
     assert all(p.spans for p in refined.passages)
+
+
+def test_a_sentence_holding_the_kind_of_answer_asked_for_is_raised(tmp_path, db_path):
+    # "When did the plant open?" wants a date: of two sentences saying the question's words, the
+    # one holding a date gains; a question wanting no typed answer changes nothing.
+    doc = ("# Plant\n\nThe plant did open to visitors with a ceremony for the town. The plant opened "
+           "on 3 May 1998.\n")
+    db = build_store(db_path, {"plant.md": doc}, tmp_path)
+    from longqa.ask import focus
+
+    found = focus.context_sentences(make_pipeline(db).retrieve_context("When did the plant open?").passages)
+    assert len(found) == 2
+    for question, raised in (("When did the plant open?", True), ("Who opened the plant?", False)):
+        for sentence in found:
+            sentence.score = 1.0
+        focus.raise_fitting(question, found, 0.3)
+        dated = next(s for s in found if "1998" in s.text)
+        other = next(s for s in found if "1998" not in s.text)
+        assert other.score == 1.0
+        assert dated.score == pytest.approx(1.3 if raised else 1.0)

@@ -179,3 +179,23 @@ def render(chosen: list[Sentence]) -> str:
             current = s.passage
         blocks.append(" ".join(s.text.split()))
     return "\n".join(blocks)
+
+
+# Answer kinds a sentence can be checked for: a "when" question's sentence holds a date.
+_TYPED = ("date", "month", "quantity", "duration", "frequency")
+
+
+def raise_fitting(question: str, found: list[Sentence], weight: float) -> None:
+    """When the question wants a date, a figure, a duration or a frequency (spans.wanted), each
+    sentence holding a candidate span of that kind gains `weight` x the best score: a sentence
+    without one cannot answer it, however many of the question's words it says (answer-type
+    matching, as factoid QA systems have long done)."""
+    want = spans.wanted(spans.question_core(question))
+    if weight <= 0 or want not in _TYPED or not found:
+        return
+    top = max(s.score for s in found)
+    if top <= 0:
+        return
+    for sentence in found:
+        if any(spans.fits(span, want) > 0.5 for span in spans.candidates(sentence.text)):
+            sentence.score += weight * top
