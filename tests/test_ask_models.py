@@ -127,3 +127,26 @@ def test_second_hop_takes_the_name_of_the_kind_the_question_describes(tmp_path, 
     focus.score(question, found, embedder)
     assert hops.second_hop(question, found, embedder)[0] == "Mississippi"
     assert "1817" in max(found, key=lambda s: s.score).text
+
+
+def test_a_what_x_question_prefers_names_near_x(tmp_path, models, monkeypatch):
+    # "What body of water ...": of the names the sentences hold, MiniLM places the river nearest
+    # the asked-for thing; without that reading the country, nearer the question's words, wins.
+    from longqa.ask import grounded
+
+    generator, embedder = models
+    doc = tmp_path / "cassel.md"
+    doc.write_text("# Siege of Cassel\n\nThe Siege of Cassel took place in 1762 at Kassel in Germany, "
+                   "a town that lies on the Fulda River.\n")
+    db = ingest(tmp_path / "cassel.db", [doc], embedder)
+    question = "What body of water is near the town where the Siege of Cassel took place?"
+
+    def priors():
+        result = Pipeline(db, generator, embedder, budget=2000).answer(question)
+        return result, {c["text"]: c["prior"] for c in result.grounding.candidates}
+
+    result, fitted = priors()
+    monkeypatch.setattr(grounded, "HEAD_FIT", 0.0)
+    _, plain = priors()
+    assert fitted["Fulda River"] - fitted["Germany"] > plain["Fulda River"] - plain["Germany"]
+    assert result.answer.startswith("Fulda River"), result.grounding.candidates[:3]

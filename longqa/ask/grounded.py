@@ -60,6 +60,7 @@ PROXIMITY_CHARS = ANSWER.proximity_chars
 MIN_TRACE_OVERLAP = ANSWER.min_trace_overlap
 MIN_NEW_WORDS = ANSWER.min_new_words
 W_FIRST_HOP = ANSWER.w_first_hop
+HEAD_FIT = ANSWER.head_fit
 
 
 @dataclass
@@ -239,6 +240,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             if candidate.kind != "draft":
                 candidate.prior += vote * _agreement(candidate.text, draft)
         _type_persons(question, pool, kinds.typer_for(embedder))
+        if want in ("any", "name") and HEAD_FIT > 0:
+            _fit_head(question, pool, embedder)
     shortlist = sorted(pool.values(), key=lambda c: -c.prior)[:MAX_CANDIDATES]
     shortlist.append(_Candidate(NO_ANSWER, "none", None,
                                 NO_ANSWER_PRIOR + (W_DRAFT if "not say" in draft.lower() else 0.0)))
@@ -260,6 +263,29 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         return NO_ANSWER, grounding
     grounding.quotes = [quote_of(winner.sentence)]
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+
+
+_THING = r"((?:[a-z-]+ ){0,2}?[a-z-]+(?: of [a-z-]+(?: [a-z-]+)?)?)"
+_ASKED_THING = re.compile(rf"^\s*(?:[A-Za-z]+ )?(?:what|which) {_THING}\s+(?:is|was|are|were|do|does|did|has|had|can|"
+                          rf"could|will|would)\b|\b(?:what|which) {_THING}\s*\?\s*$", re.I)
+
+
+def _fit_head(question: str, pool: dict[str, _Candidate], embedder) -> None:
+    """"What body of water is near ...", "which tribe of indigenous people": the best names gain
+    HEAD_FIT x how much nearer the asked-for thing they are than the pool's mean (cosine)."""
+    match = _ASKED_THING.search(spans.question_core(question))
+    asked = match and (match.group(1) or match.group(2))
+    if embedder is None or not asked or asked.split()[0].lower() in STOPWORDS:
+        return
+    named = sorted((c for c in pool.values() if c.kind in ("name", "phrase", "draft")),
+                   key=lambda c: -c.prior)[:PERSON_POOL]
+    if len(named) < 2:
+        return
+    vectors = focus.embedded(embedder, [asked] + [c.text for c in named])
+    fit = vectors[1:] @ vectors[0]
+    mean = float(fit.mean())
+    for candidate, cosine in zip(named, fit):
+        candidate.prior += HEAD_FIT * (float(cosine) - mean) / max(float(fit.max()) - mean, 1e-6)
 
 
 def _type_persons(question: str, pool: dict[str, _Candidate], typer) -> None:

@@ -263,6 +263,9 @@ class AnswerSettings:
     proximity_chars: int = tunable(150, "characters within which a span counts as near a question word", SPOT)
     min_trace_overlap: float = tunable(
         0.2, "an answer sentence is traced to a source sharing this share of its words", SPOT)
+    head_fit: float = tunable(
+        0.3, "a 'what/which X' question's best names gain this x how much nearer X they are than the pool's "
+        "mean, by embedding cosine ('body of water': Fulda River, not Germany)", SPOT)
     w_first_hop: float = tunable(
         1.0, "penalty of a span in the sentence a multi-hop question's first hop starts from (it says what the "
         "start is, e.g. a film's year; the answer is what a later hop says)", SPOT)
