@@ -163,6 +163,10 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     # question words the first hop's sentence does not say.
     near_stems = stems
     start = next((s for s in (sentences or focused) if s.first_hop), None) if bridges else None
+
+    def first_hop(sentence: focus.Sentence) -> float:  # its spans say what the start is, not the answer
+        return W_FIRST_HOP if bridges and sentence.first_hop else 0.0
+
     if start is not None:
         said = {_stem(w) for w in words(start.text)}
         near_stems = {stem: terms for stem, terms in stems.items() if stem not in said} or stems
@@ -188,20 +192,20 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             offer(text, "yesno", top, 1.0 + (W_VERDICT_RULE if text == rule else 0.0)
                   + (W_DRAFT if re.match(rf"{text}\b", draft, re.I) else 0.0))
     else:
-        named = False  # every option the question offers is named in full by a sentence
+        options_named = False  # every option the question offers is named in full by a sentence
         if want == "option":
             options = spans.alternatives(question)
             dated = _by_dates(question, options, sentences or ranked)
-            named = bool(options)
+            options_named = bool(options)
             for text in options:
                 support = dated[text][1] if text in dated else _best_support(text, ranked)
                 won = W_COMPARE if dated.get(text, (False, None))[0] else 0.0
                 offer(text, "option", support, 1.0 + (0.3 if support else 0.0) + won)
-                named = named and support is not None and _overlap(text, support.text) >= 0.99
+                options_named = options_named and support is not None and _overlap(text, support.text) >= 0.99
         # "Which dog's ancestors include setters: the Manchester Terrier or the Scotch Collie?" is
         # answered by one of its options when the sentences name both; other spans only compete
         # where an option is missing (the options were misread, or the documents lack one).
-        for sentence in ([] if named else ranked):
+        for sentence in ([] if options_named else ranked):
             near_words = _question_words(near_stems, sentence.text)
             mentions = _mentions(bridge_own, sentence.text)
             for span in spans.candidates(sentence.text):
@@ -212,8 +216,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 prior += W_HEAD * spans.range_side(span, sentence.text, end)  # stops at 3 a.m., not 7
                 if spans.repeats_question(span, question) or _is_bridge(span.text, bridge_words):
                     prior -= W_REPEAT
-                if bridges and sentence.first_hop:
-                    prior -= W_FIRST_HOP
+                prior -= first_hop(sentence)
                 if span.kind == "phrase":
                     prior -= W_PHRASE
                 if spans.defines(span, sentence.text, head):  # "Ferric sulphate is the coagulant"
@@ -230,12 +233,11 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 prior += W_PROXIMITY * near - (W_UNRELATED if near == 0 else 0.0)
                 offer(span.text, span.kind, sentence, prior)
         vote = W_DRAFT_TYPED if typed else W_DRAFT  # the draft's weight, less where rules know the kind
-        copied = None if named else _verbatim(draft, ranked)
+        copied = None if options_named else _verbatim(draft, ranked)
         if (copied is not None and not spans.repeats_question(spans.Span(copied[0], "draft"), question)
                 and not _is_bridge(copied[0], bridge_words)):
             text, sentence = copied
-            offer(text, "draft", sentence, sentence.score / best_score + vote
-                  - (W_FIRST_HOP if bridges and sentence.first_hop else 0.0))
+            offer(text, "draft", sentence, sentence.score / best_score + vote - first_hop(sentence))
         for candidate in pool.values():  # the draft votes for the spans it agrees with
             if candidate.kind != "draft":
                 candidate.prior += vote * _agreement(candidate.text, draft)
@@ -277,8 +279,7 @@ def _fit_head(question: str, pool: dict[str, _Candidate], embedder) -> None:
     asked = match and (match.group(1) or match.group(2))
     if embedder is None or not asked or asked.split()[0].lower() in STOPWORDS:
         return
-    named = sorted((c for c in pool.values() if c.kind in ("name", "phrase", "draft")),
-                   key=lambda c: -c.prior)[:PERSON_POOL]
+    named = _best_names(pool)
     if len(named) < 2:
         return
     vectors = focus.embedded(embedder, [asked] + [c.text for c in named])
@@ -294,10 +295,15 @@ def _type_persons(question: str, pool: dict[str, _Candidate], typer) -> None:
     sign = kinds.asks_person(spans.question_core(question))
     if typer is None or not sign or W_PERSON <= 0:
         return
-    named = sorted((c for c in pool.values() if c.kind in ("name", "phrase", "draft")),
-                   key=lambda c: -c.prior)[:PERSON_POOL]
+    named = _best_names(pool)
     for candidate, person in zip(named, typer.personhood([c.text for c in named])):
         candidate.prior += sign * W_PERSON * person
+
+
+def _best_names(pool: dict[str, _Candidate]) -> list[_Candidate]:
+    """The PERSON_POOL best name-like candidates by prior: what the embedding readings re-rank."""
+    return sorted((c for c in pool.values() if c.kind in ("name", "phrase", "draft")),
+                  key=lambda c: -c.prior)[:PERSON_POOL]
 
 
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot)\b|n['’]t\b", re.I)
