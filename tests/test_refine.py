@@ -4,11 +4,15 @@ import pytest
 
 from longqa import tokens
 from longqa.ask.context import build_passages, render
-from longqa.ask.refine import leaf_tokens, score_trees, select, select_flat
+from longqa.ask.refine import leaf_tokens, score_trees, select, select_flat, starts_mid_sentence, stops_mid_sentence
+from longqa.ingest import Ingestor
+from longqa.store import open_db
 from longqa.store.documents import document_labels
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import Node, walk
 from tests.ask_support import build_store
+from tests.fakes import FakeEmbedder
+from tests.pdfgen import H, P, make_pdf
 
 
 def make_tree() -> Node:
@@ -109,3 +113,40 @@ def test_passages_carry_section_paths_pages_and_fit_budget(tmp_path, db_path):
     assert sum(p.tokens for p in passages) <= budget
     assert passages[0].tokens == tokens.count(passages[0].text)
     assert render(passages).startswith("[1] Field Guide > Birds > Herons (p. 1)\nHerons wade")
+
+
+
+def _cut_store(tmp_path, db_path):
+    """A real PDF store whose long paragraph of lines is split into leaves between two words of a
+    sentence, as leaf-size splits and infoboxes cut PDFs: three leaves, the last one short."""
+    lines = "\n".join(f"the justices of the court heard case number {i} in the spring sitting and" for i in range(40))
+    path = make_pdf(tmp_path / "court.pdf", [[H("Supreme Court"), P(lines)]])
+    db = open_db(db_path)
+    assert Ingestor(db=db, embedder=FakeEmbedder()).ingest(path).status == "added"
+    root = load_tree(db, 1)
+    leaves = [n for n in walk(root) if n.is_leaf]
+    assert len(leaves) == 3 and all(stops_mid_sentence(n.text) for n in leaves)
+    assert starts_mid_sentence(leaves[2].text) and leaf_tokens(leaves[2]) < 120 < leaf_tokens(leaves[1])
+    return root, leaves
+
+
+def test_a_leaf_cut_mid_sentence_brings_the_next_leaf(tmp_path, db_path):
+    root, (first, middle, last) = _cut_store(tmp_path, db_path)
+    scores = score_trees([root], {middle.id: 0.9, first.id: 0.5}, {}, 0.0)
+    budget = leaf_tokens(middle) + leaf_tokens(last)
+    assert select([root], scores, budget).leaf_ids == {middle.id, last.id}
+    # off: the rest of the budget goes to the next best leaf, the end of the sentence is left out
+    both = leaf_tokens(middle) + leaf_tokens(first)
+    assert select([root], scores, both, continuation=0).leaf_ids == {middle.id, first.id}
+    assert select([root], scores, both).leaf_ids == {middle.id, last.id}  # the sentence's end comes first
+    assert select([root], scores, budget, continuation=0).leaf_ids == {middle.id}
+    # a continuation over the cap is not taken (the leaf before `middle` is 289 tokens)
+    assert select([root], scores, budget, continuation=leaf_tokens(last) - 1).leaf_ids == {middle.id}
+
+
+def test_a_leaf_opening_mid_sentence_brings_the_leaf_before(tmp_path, db_path):
+    root, (first, middle, last) = _cut_store(tmp_path, db_path)
+    scores = score_trees([root], {last.id: 0.9}, {}, 0.0)
+    budget = leaf_tokens(middle) + leaf_tokens(last)
+    assert select([root], scores, budget).leaf_ids == {last.id}  # 285 tokens: over the default cap
+    assert select([root], scores, budget, continuation=300).leaf_ids == {middle.id, last.id}

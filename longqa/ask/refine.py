@@ -9,6 +9,10 @@ greedily under a token budget.
 - Selection: best score first; a node costs the tokens of its leaves not yet taken; a selected
   parent brings its children; when all children of a parent are in, the parent is too. The
   result is in document order.
+- Continuation: a leaf whose text stops inside a sentence (a PDF page break, an infobox cut
+  between its label and its value) brings the leaf after it when that one is short, so the
+  context never ends on "Judge term length" with "Life tenure" left out; a leaf that opens
+  inside a sentence brings the leaf before it.
 """
 
 from __future__ import annotations
@@ -78,14 +82,17 @@ def score_trees(
 
 
 def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = DEFAULT.fill_floor,
-           forced: list[Node] = ()) -> Selection:
+           forced: list[Node] = (), continuation: int = DEFAULT.continuation_tokens) -> Selection:
     """Greedy budgeted selection with parent => children and all-children => parent closure.
 
     `forced` nodes (the search loop's picks, in pick order) are taken first; the rest of the
     budget is filled best score first. Nodes under `min_relative` x the best score are never
-    used to fill: barely related text only slows the generator's prefill down.
+    used to fill: barely related text only slows the generator's prefill down. A taken leaf that
+    stops mid-sentence brings the next leaf of its document right away when that costs at most
+    `continuation` tokens (0: off).
     """
     parent_of = {child.id: node for root in roots for node in walk(root) for child in node.children}
+    next_leaf, previous_leaf = _neighbour_leaves(roots) if continuation > 0 else ({}, {})
     chosen: set[int] = set()  # nodes inside the selection (selected or covered by a selected parent)
     taken_leaves: set[int] = set()
     used = 0
@@ -109,11 +116,45 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         taken_leaves.update(leaf.id for leaf in new_leaves)
         chosen.update(n.id for n in walk(node))
         _close_upward(node, chosen, parent_of)
+        for leaf in new_leaves:
+            for other, cut in ((next_leaf.get(leaf.id), stops_mid_sentence(leaf.text)),
+                               (previous_leaf.get(leaf.id), starts_mid_sentence(leaf.text))):
+                if (other is None or not cut or other.id in taken_leaves or leaf_tokens(other) > continuation
+                        or used + leaf_tokens(other) > budget):
+                    continue
+                used += leaf_tokens(other)
+                taken_leaves.add(other.id)
+                chosen.add(other.id)
+                _close_upward(other, chosen, parent_of)
     tops = [
         n for root in roots for n in walk(root)
         if n.id in chosen and (n.id not in parent_of or parent_of[n.id].id not in chosen)
     ]
     return Selection(nodes=tops, scores=scored, used=used, budget=budget, leaf_ids=taken_leaves)
+
+
+def stops_mid_sentence(text: str) -> bool:
+    """True when `text` ends on a word or a comma: the sentence goes on in the next leaf. Text
+    ending on a number (a table row) or on closing punctuation is complete."""
+    tail = text.rstrip()
+    return bool(tail) and (tail[-1].isalpha() or tail[-1] in ",-–")
+
+
+def starts_mid_sentence(text: str) -> bool:
+    """True when `text` opens on a lower-case word: the sentence began in the leaf before."""
+    head = text.lstrip()
+    return bool(head) and head[0].islower()
+
+
+def _neighbour_leaves(roots: list[Node]) -> tuple[dict[int, Node], dict[int, Node]]:
+    """Each leaf's following and preceding leaf in its document's reading order."""
+    following: dict[int, Node] = {}
+    preceding: dict[int, Node] = {}
+    for root in roots:
+        leaves = [n for n in walk(root) if n.is_leaf]
+        for before, after in zip(leaves, leaves[1:]):
+            following[before.id], preceding[after.id] = after, before
+    return following, preceding
 
 
 def _covered(node: Node, chosen: set[int], parent_of: dict[int, Node]) -> bool:
