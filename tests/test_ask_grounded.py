@@ -571,3 +571,26 @@ def test_the_first_hop_is_the_sentence_naming_the_described_bridge(tmp_path):
     text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
                                             bridges=plan.bridges)
     assert text.startswith("1871"), grounding.candidates[:3]
+
+
+def test_a_verdict_on_two_joined_names_needs_a_sentence_about_each(tmp_path):
+    # The word rule alone read the union of the best sentences: "genus" said of Ajuga made
+    # Cypress one too. Each name now needs its own sentence saying the rest of the question.
+    from tests.ask_support import article
+
+    corpus = "\n".join([
+        article("Cypress", "Cypress is the common name for various coniferous trees of northern temperate regions."),
+        article("Ajuga", "Ajuga is a genus of forty species of annual and perennial herbaceous flowering plants."),
+        article("Huernia", "Huernia is a genus of stem succulents from Eastern and Southern Africa."),
+    ])
+    db = build_store(tmp_path / "g.db", {"plants.md": corpus}, tmp_path, FakeEmbedder())
+    says_yes = FakeGenerator(choose=lambda prompt, labels: next((l for l in labels if "Yes" in l), None))
+    says_yes.name = "gemma-3-270m-fake"  # its verdict is measured at chance: the rule decides
+    pipeline = make_pipeline(db, says_yes)
+    no = pipeline.answer("Are both Cypress and Ajuga a genus?")
+    assert no.answer.startswith("No [") and "Cypress is the common name" in no.quotes[0].text
+    yes = pipeline.answer("Are both Huernia and Ajuga described as a genus?")
+    assert yes.answer.startswith("Yes [")
+    assert grounded.joined_names("Are the Laleli Mosque and Esma Sultan Mansion in the same neighborhood?") is None
+    assert grounded.joined_names("Are Freakonomics and In the Realm of the Hackers both American documentaries?") == (
+        "Freakonomics", "In the Realm of the Hackers")

@@ -186,7 +186,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
             pool[key] = _Candidate(text, kind, sentence, prior)
 
     if want == "yesno":  # a verdict: only yes or no, supported by the best sentence
-        rule, support = verdict_rule(question, ranked[:VERDICT_SENTENCES])
+        rule, support = verdict_rule(question, ranked[:VERDICT_SENTENCES], sentences or focused)
         top = support or (ranked[0] if ranked else None)
         for text in ("Yes", "No"):
             offer(text, "yesno", top, 1.0 + (W_VERDICT_RULE if text == rule else 0.0)
@@ -310,20 +310,94 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot)\b|n[
 _VERDICT_FILLER = {"both", "same", "also", "either", "each", "one", "ever", "really", "actually"}
 
 
-def verdict_rule(question: str, sentences: list[focus.Sentence]) -> tuple[str, focus.Sentence | None]:
+def verdict_rule(question: str, sentences: list[focus.Sentence],
+                 context: list[focus.Sentence] = ()) -> tuple[str, focus.Sentence | None]:
     """A yes/no verdict from the words alone: "Yes" when the best sentences say every content word
     of the question (by stem) and the sentence saying most of them is not negated, else "No";
-    with the sentence that says most of them. A rule, not a reading: its weight against a model's
-    verdict (W_VERDICT_RULE) was set by hand; it decides alone where the model's verdict was
-    measured at chance (skill.py)."""
+    with the sentence that says most of them. A question that joins two names ("Are Cypress and
+    Ajuga both genera?") is "Yes" only when a sentence about each (from `context`) says the rest
+    of the question: one sentence calling Ajuga a genus does not make Cypress one. A rule, not a
+    reading: its weight against a model's verdict (W_VERDICT_RULE) was set by hand; it decides
+    alone where the model's verdict was measured at chance (skill.py)."""
     stems = {stem for stem in _question_stems(spans.question_core(question))
              if stem not in _VERDICT_FILLER}
     if not stems or not sentences:
         return "No", None
+    pair = joined_names(question)
+    if pair and context:
+        return _each_named(pair, stems, list(context))
     said = [{_stem(w) for w in words(s.text)} & stems for s in sentences]
     best = max(range(len(sentences)), key=lambda i: (len(said[i]), sentences[i].score))
     covered = set().union(*said) == stems
     return ("Yes" if covered and not _NEGATION.search(sentences[best].text) else "No"), sentences[best]
+
+
+_JOINED_VERDICT = re.compile(r"^\s*(?:are|were|is|was|do|does|did|have|has)\b", re.I)
+_COMPARED = re.compile(r"\b(?:same|different|similar|related|together|each other|one another)\b", re.I)
+
+
+def joined_names(question: str) -> tuple[str, str] | None:
+    """The two names a yes/no question joins with "and" and asks the same thing of ("Are
+    Ferocactus and Silene both types of plant?"); None for any other question, and for one that
+    compares the two ("located in the same neighborhood"), which no sentence about one settles."""
+    core = spans.question_core(question)
+    opening = _JOINED_VERDICT.match(core)
+    if not opening or _COMPARED.search(core):
+        return None
+    rest = re.sub(r"^\s*(?:both\s+)?(?:the\s+)?", "", core[opening.end():])
+    first, joined, after = rest.partition(" and ")
+    if not joined or not first.strip(" ,") or not _is_name(first.strip(" ,").split()):
+        return None
+    tokens = re.sub(r"^(?:the\s+)", "", after.strip()).split()
+    second: list[str] = []
+    for position, token in enumerate(tokens):
+        # a linking word belongs to the name when a capitalised word comes after the links ("of the")
+        following = next((t for t in tokens[position + 1:] if t.lower() not in _NAME_LINKS), "")
+        if token[:1].isupper() or token[:1].isdigit():
+            second.append(token)
+        elif token.lower() in _NAME_LINKS and (following[:1].isupper() or following[:1].isdigit()):
+            second.append(token)
+        else:
+            break
+    if not second:
+        return None
+    return first.strip(" ,"), " ".join(second).rstrip("?.,")
+
+
+# Words that frame what the question asks of each name rather than say it: "described as a
+# genus", "located in Michigan", "used for real estate", "types of plant".
+_FRAMING = ("described", "considered", "known", "called", "classified", "regarded", "located", "used",
+            "types", "kinds", "listed")
+_NAME_LINKS = {"of", "the", "de", "la", "von", "van", "in", "on", "for", "du", "del", "da", "&"}
+
+
+def _is_name(tokens: list[str]) -> bool:
+    """Every word capitalised, a number or a linking word: "Elko Regional Airport", "In the Realm
+    of the Hackers"."""
+    return bool(tokens) and (tokens[0][:1].isupper() or tokens[0][:1].isdigit()) and all(
+        t[:1].isupper() or t[:1].isdigit() or t.lower() in _NAME_LINKS for t in tokens)
+
+
+def _each_named(pair: tuple[str, str], stems: set[str], context: list[focus.Sentence]
+                ) -> tuple[str, focus.Sentence | None]:
+    """"Yes" when, for each name, a sentence naming it says every question stem not in the names
+    and is not negated; the sentence deciding it (the one that fails, else the first name's)."""
+    name_stems = {_stem(w) for name in pair for w in words(name)}
+    asked = stems - name_stems - {_stem(w) for w in _FRAMING} or stems - name_stems
+    chosen: list[focus.Sentence | None] = []
+    verdicts = []
+    for name in pair:
+        own = {w for w in words(name) if w not in STOPWORDS}
+        about = [s for s in context if own and len(own & set(words(s.text))) >= max(1, len(own) / 2)]
+        if not about:
+            return "No", None
+        said = [({_stem(w) for w in words(s.text)} & asked, s) for s in about]
+        best_said, best = max(said, key=lambda x: (len(x[0]), x[1].score))
+        chosen.append(best)
+        verdicts.append(best_said == asked and not _NEGATION.search(best.text))
+    if all(verdicts):
+        return "Yes", chosen[0]
+    return "No", chosen[verdicts.index(False)]
 
 
 def _mentions(own: set[str], sentence: str) -> list[tuple[int, int]]:
