@@ -594,3 +594,17 @@ def test_a_verdict_on_two_joined_names_needs_a_sentence_about_each(tmp_path):
     assert grounded.joined_names("Are the Laleli Mosque and Esma Sultan Mansion in the same neighborhood?") is None
     assert grounded.joined_names("Are Freakonomics and In the Realm of the Hackers both American documentaries?") == (
         "Freakonomics", "In the Realm of the Hackers")
+
+
+def test_reference_marks_are_never_answers(tmp_path):
+    # Encyclopedia pages printed to PDF keep their reference marks: "[163]" is no count of anything.
+    from tests.ask_support import article
+
+    sentence = "Members of the court bar sit closer at an oral argument.[163] The bar has six members.[164]"
+    assert {c.text for c in spans.candidates(sentence)} & {"163", "164"} == set()
+    assert "six members" in {c.text for c in spans.candidates(sentence)}
+    corpus = article("Court", "The court has many members who sit in the hall.[141] Members of the court bar "
+                     "get better seats at an oral argument.[163] " + "The hall seats the public as well. " * 3)
+    db = build_store(tmp_path / "c.db", {"court.md": corpus}, tmp_path, FakeEmbedder())
+    result = make_pipeline(db, FakeGenerator()).answer("How many members of the court bar get better seats?")
+    assert "163" not in result.answer and "141" not in result.answer

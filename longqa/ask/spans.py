@@ -62,6 +62,8 @@ _NAME = re.compile(
 _CALENDAR = re.compile(rf"^(?:{_MONTHS}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)$")
 # Placeholders that converted papers leave for formulas and references: never an answer.
 _MARKUP = re.compile(r"\b(?:INLINEFORM|DISPLAYFORM|BIBREF|TABREF|FIGREF|SECREF|CITEREF)\d*\b")
+# Reference marks of encyclopedia pages printed to PDF: "oral argument.[163]", "[note 2]", "[a]".
+_FOOTNOTE = re.compile(r"\[(?:\d{1,4}|[a-z]|(?:note|nb|n)\s*\d{1,3}|citation needed)\]", re.I)
 _POSSESSIVE = re.compile(r"['’]s?$")
 # "(3) Tax Fees for fiscal 2019 ...": a note or list mark opening a sentence, not a quantity
 # (elsewhere "(12)" is a negative figure).
@@ -204,6 +206,7 @@ def alternatives(question: str) -> list[str]:
 def candidates(sentence: str) -> list[Span]:
     """Every candidate span of one sentence, longest first where they overlap the same start."""
     found: dict[tuple[int, int], Span] = {}
+    notes = [m.span() for m in _FOOTNOTE.finditer(sentence)]
 
     def add(start: int, end: int, kind: str) -> None:
         text = sentence[start:end].strip(" .,;:()'\"“”")
@@ -212,6 +215,8 @@ def candidates(sentence: str) -> list[Span]:
             return
         start = sentence.index(text, start)
         key = (start, start + len(text))
+        if any(a <= key[0] and key[1] <= b for a, b in notes):
+            return  # a reference mark ("[163]"), not something the text states
         if key not in found:
             found[key] = Span(text, kind, key[0], key[1])
 
