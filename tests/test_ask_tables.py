@@ -185,3 +185,20 @@ def test_a_header_with_columns_between_its_years_is_not_read():
     assert answer("What is the average net revenue for 2018 and 2019?", (table, 0.9)) is None
     plain = "Revenue by segment:\nFiscal 2019 | Fiscal 2018 | Change\nNet revenue | 1,200 | 1,100 | 100"
     assert answer("What is the average net revenue for 2018 and 2019?", (plain, 0.9)).text == "1,150"
+
+
+INPIXON_ESCROW = """Restricted Cash
+In connection with certain transactions, the Company may be required to deposit assets in escrow accounts. As of December 31, 2019 and 2018, the Company had $72,000 and $140,000, respectively, deposited in escrow as restricted cash for the Shoom acquisition."""
+
+
+def test_figures_stated_respectively_in_prose_are_read_in_the_question_order():
+    asked = "What was the amount in escrow as restricted cash at 2019 and 2018 respectively?"
+    found = answer(asked, (INPIXON_ESCROW, 0.9))
+    assert (found.text, found.operation) == ("$72,000; $140,000", "list")
+    assert [s.text for s in found.sources] == [found.row.text] and "respectively" in found.row.text
+    reversed_ = answer("What was the amount in escrow as restricted cash at 2018 and 2019 respectively?",
+                       (INPIXON_ESCROW, 0.9))
+    assert reversed_.text == "$140,000; $72,000"
+    # a sentence that does not say what the question names gives nothing
+    assert answer("What was the amount in escrow as prepaid rent at 2019 and 2018 respectively?",
+                  (INPIXON_ESCROW, 0.9)) is None

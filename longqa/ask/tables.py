@@ -16,7 +16,9 @@ a table; rules can, and show their work:
    header names after its years ("2019 | 2018 | Change"), or the same group of cells per year
    ("$ | %": the amount, or the percentage where the question asks for one);
 4. a difference between two rows, or a share of a total, takes both rows from the same table;
-5. the result is computed and returned with the header and row sentences as its quotes.
+5. the result is computed and returned with the header and row sentences as its quotes;
+6. "in 2019 and 2018 respectively" with no such row: a prose sentence naming both years and then
+   "$72,000 and $140,000, respectively" gives the two figures, in the question's year order.
 Whenever a step is not certain, nothing is returned and the answer falls back to span choice: a
 wrong computed answer is worse than none.
 """
@@ -75,7 +77,7 @@ class Computed:
     @property
     def sources(self) -> list[Sentence]:
         """The sentences that prove the answer: the header, then the rows, in table order."""
-        return [self.header] + sorted(self.rows or [self.row], key=lambda s: s.order)
+        return [self.header] + [s for s in sorted(self.rows or [self.row], key=lambda s: s.order) if s is not self.header]
 
 
 @dataclass
@@ -142,6 +144,32 @@ def compute(question: str, sentences: list[Sentence]) -> Computed | None:
         header, by_year = read
         used = [(y, by_year[y]) for y in years]
         return _result(op, used, years, row, header)
+    return _stated_respectively(sentences, years, wanted) if op == "list" else None
+
+
+# "As of December 31, 2019 and 2018, the Company had $72,000 and $140,000, respectively"
+_STATED_FIGURE = r"\$?\s?\d(?:[\d,]*\d)?(?:\.\d+)?%?(?:\s(?:million|billion|thousand))?"
+_STATED = re.compile(rf"(?P<a>{_STATED_FIGURE}),?\s+and\s+(?P<b>{_STATED_FIGURE}),?\s+respectively", re.I)
+_STATED_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def _stated_respectively(sentences: list[Sentence], years: list[str], wanted: list[str]) -> Computed | None:
+    """The figures of a prose sentence that gives one per year "respectively", in the question's
+    year order: the sentence names both years before its two figures and says every word that
+    names the row."""
+    if len(years) != 2:
+        return None
+    for sentence in sentences:
+        text = sentence.text
+        stated = _STATED.search(text)
+        if stated is None or not set(wanted) <= set(content_terms(text)):
+            continue
+        order = list(dict.fromkeys(_STATED_YEAR.findall(text[:stated.start()])))
+        if sorted(order) != sorted(years):
+            continue
+        by_year = dict(zip(order, (stated.group("a").strip(), stated.group("b").strip())))
+        cells = [(y, by_year[y]) for y in years]
+        return Computed("; ".join(cell for _, cell in cells), "list", sentence, sentence, cells)
     return None
 
 
