@@ -608,3 +608,18 @@ def test_reference_marks_are_never_answers(tmp_path):
     db = build_store(tmp_path / "c.db", {"court.md": corpus}, tmp_path, FakeEmbedder())
     result = make_pipeline(db, FakeGenerator()).answer("How many members of the court bar get better seats?")
     assert "163" not in result.answer and "141" not in result.answer
+
+
+def test_a_name_the_question_states_with_an_initial_is_not_the_answer(tmp_path):
+    question = "Against the Wind is an album of the rock singer Robert C Seger. What was the singer's stage name?"
+    assert spans.repeats_question(spans.Span("Robert Clark Seger", "name"), question)
+    assert not spans.repeats_question(spans.Span("Bob Seger", "name"), question)
+    assert not spans.repeats_question(spans.Span("Clark", "name"), question)  # no word of its own asked
+    from tests.ask_support import article
+
+    corpus = article("Bob Seger", "Robert Clark Seger (born May 6, 1945), known professionally as Bob Seger, "
+                     "is a singer and songwriter who recorded Against the Wind.")
+    db = build_store(tmp_path / "s.db", {"singers.md": corpus}, tmp_path, FakeEmbedder())
+    # the relevance check is the fake embedder's business, not this test's
+    result = make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0).answer(question)
+    assert result.answer.startswith("Bob Seger"), result.grounding.candidates[:3]

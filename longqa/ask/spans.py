@@ -483,11 +483,15 @@ def range_side(span: Span, sentence: str, end: int) -> float:
 
 
 def repeats_question(span: Span, question: str) -> bool:
-    """A span made only of the question's own words does not answer it, nor does a figure or
+    """A span made only of the question's own words (a name's words perhaps as the question's
+    initials) does not answer it, nor does a figure or
     date that holds a number the question states ("3 June 1925" for "the King who made the 1925
     Birthday Honours was born when?", "12 million" for "how many of the 12 million ...")."""
     asked = set(words(question))
     mine = [w for w in words(span.text) if w not in STOPWORDS]
     if span.kind in ("quantity", "date", "time") and any(w in asked for w in mine if w[:1].isdigit()):
         return True
-    return bool(mine) and all(w in asked for w in mine)
+    # "Robert Clark Seger" repeats "Robert C Seger": a name's word may stand as its initial
+    initials = {w for w in asked if len(w) == 1 and w.isalpha()} if span.kind == "name" else set()
+    return bool(mine) and all(w in asked or (len(w) > 1 and w[0] in initials) for w in mine) and any(
+        w in asked for w in mine)
