@@ -9,10 +9,10 @@ greedily under a token budget.
 - Selection: best score first; a node costs the tokens of its leaves not yet taken; a selected
   parent brings its children; when all children of a parent are in, the parent is too. The
   result is in document order.
-- Continuation: a leaf whose text stops inside a sentence (a PDF page break, an infobox cut
-  between its label and its value) brings the leaf after it when that one is short, so the
-  context never ends on "Judge term length" with "Life tenure" left out; a leaf that opens
-  inside a sentence brings the leaf before it.
+- Continuation: a leaf whose text stops inside a sentence (a long PDF paragraph cut at the leaf
+  size, an infobox cut between its label and its value) brings the leaf after it when that one
+  is short, so the context never ends on "Judge term length" with "Life tenure" left out; a leaf
+  that opens inside a sentence brings the leaf before it.
 """
 
 from __future__ import annotations

@@ -484,9 +484,9 @@ def range_side(span: Span, sentence: str, end: int) -> float:
 
 def repeats_question(span: Span, question: str) -> bool:
     """A span made only of the question's own words (a name's words perhaps as the question's
-    initials) does not answer it, nor does a figure or
-    date that holds a number the question states ("3 June 1925" for "the King who made the 1925
-    Birthday Honours was born when?", "12 million" for "how many of the 12 million ...")."""
+    initials) does not answer it, nor does a figure or date that holds a number the question
+    states ("3 June 1925" for "the King who made the 1925 Birthday Honours was born when?", "12
+    million" for "how many of the 12 million ...")."""
     asked = set(words(question))
     mine = [w for w in words(span.text) if w not in STOPWORDS]
     if span.kind in ("quantity", "date", "time") and any(w in asked for w in mine if w[:1].isdigit()):

@@ -77,7 +77,8 @@ class Computed:
     @property
     def sources(self) -> list[Sentence]:
         """The sentences that prove the answer: the header, then the rows, in table order."""
-        return [self.header] + [s for s in sorted(self.rows or [self.row], key=lambda s: s.order) if s is not self.header]
+        rows = sorted(self.rows or [self.row], key=lambda s: s.order)
+        return [self.header] + [row for row in rows if row is not self.header]  # one prose sentence: itself
 
 
 @dataclass
