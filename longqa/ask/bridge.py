@@ -21,7 +21,10 @@ from longqa.ask.settings import EXPANSION
 from longqa.retrieve.terms import STOPWORDS, content_terms, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\n+")
-_LINK = {"of", "for", "the", "de", "la", "von", "van", "and", "&", "in", "on", "du", "del", "da"}
+# Lower-case words inside a name ("Society for the Exploration of ..."); "and" also joins two
+# names into one span here ("Neil Young and Astrid Young"), which callers that split on it leave out.
+NAME_LINKS = frozenset({"of", "for", "the", "de", "la", "von", "van", "&", "in", "on", "du", "del", "da"})
+_LINK = NAME_LINKS | {"and"}
 _NAME_WORD = re.compile(r"^[A-Z][\w'’.&-]*$")
 _QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
 # Capitalised words that open sentences or are grammar, not names.

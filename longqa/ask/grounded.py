@@ -22,6 +22,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from longqa.ask import focus, kinds, skill, spans, tables
+from longqa.ask.bridge import NAME_LINKS
 from longqa.ask.citations import strip_markers
 from longqa.ask.context import Passage, page_span, section_of
 from longqa.ask.prompts import short_answer_prompt
@@ -352,13 +353,10 @@ def joined_names(question: str) -> tuple[str, str] | None:
     second: list[str] = []
     for position, token in enumerate(tokens):
         # a linking word belongs to the name when a capitalised word comes after the links ("of the")
-        following = next((t for t in tokens[position + 1:] if t.lower() not in _NAME_LINKS), "")
-        if token[:1].isupper() or token[:1].isdigit():
-            second.append(token)
-        elif token.lower() in _NAME_LINKS and (following[:1].isupper() or following[:1].isdigit()):
-            second.append(token)
-        else:
+        following = next((t for t in tokens[position + 1:] if t.lower() not in NAME_LINKS), "")
+        if not (_name_word(token) or token.lower() in NAME_LINKS and _name_word(following)):
             break
+        second.append(token)
     if not second:
         return None
     return first.strip(" ,"), " ".join(second).rstrip("?.,")
@@ -368,14 +366,16 @@ def joined_names(question: str) -> tuple[str, str] | None:
 # genus", "located in Michigan", "used for real estate", "types of plant".
 _FRAMING = ("described", "considered", "known", "called", "classified", "regarded", "located", "used",
             "types", "kinds", "listed")
-_NAME_LINKS = {"of", "the", "de", "la", "von", "van", "in", "on", "for", "du", "del", "da", "&"}
+
+
+def _name_word(token: str) -> bool:
+    return token[:1].isupper() or token[:1].isdigit()
 
 
 def _is_name(tokens: list[str]) -> bool:
     """Every word capitalised, a number or a linking word: "Elko Regional Airport", "In the Realm
     of the Hackers"."""
-    return bool(tokens) and (tokens[0][:1].isupper() or tokens[0][:1].isdigit()) and all(
-        t[:1].isupper() or t[:1].isdigit() or t.lower() in _NAME_LINKS for t in tokens)
+    return bool(tokens) and _name_word(tokens[0]) and all(_name_word(t) or t.lower() in NAME_LINKS for t in tokens)
 
 
 def _each_named(pair: tuple[str, str], stems: set[str], context: list[focus.Sentence]

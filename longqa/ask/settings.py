@@ -77,10 +77,11 @@ class SearchSettings:
         "neighbour_weight), so a passage running over several leaves stays contiguous (0: off)", "tune-half eval runs: 0.7, 0.8 and 0.9 alike; 0 lost FinanceBench "
         "evidence (0.33 against 0.44-0.56 on 9 questions)")
     continuation_tokens: int = tunable(
-        120, "a chosen leaf whose text stops mid-sentence (ends on a word or a comma: a long PDF paragraph cut at "
-        "the leaf size, an infobox cut between label and value) brings the next leaf of its document when that costs at most "
-        "this many tokens (0: off)", "tune-half eval run at 2,000 tokens: answer recall 0.596 -> 0.606 (one "
-        "infobox value), nothing lost; 500 tokens unchanged")
+        120, "a chosen leaf whose text stops mid-sentence (ends on a word or a comma: a long PDF paragraph cut "
+        "at the leaf size, an infobox cut between label and value) brings the next leaf of its document when "
+        "that costs at most this many tokens (0: off)",
+        "tune-half eval run at 2,000 tokens: answer recall 0.596 -> 0.606 (one infobox value), nothing lost; "
+        "500 tokens unchanged")
 
     excerpt_below: int = tunable(
         1000, "below this context budget the search fills `excerpt_pool` tokens and the context keeps the "

@@ -493,5 +493,5 @@ def repeats_question(span: Span, question: str) -> bool:
         return True
     # "Robert Clark Seger" repeats "Robert C Seger": a name's word may stand as its initial
     initials = {w for w in asked if len(w) == 1 and w.isalpha()} if span.kind == "name" else set()
-    return bool(mine) and all(w in asked or (len(w) > 1 and w[0] in initials) for w in mine) and any(
-        w in asked for w in mine)
+    said = [w in asked for w in mine]
+    return any(said) and all(s or (len(w) > 1 and w[0] in initials) for w, s in zip(mine, said))
