@@ -202,3 +202,26 @@ def test_figures_stated_respectively_in_prose_are_read_in_the_question_order():
     # a sentence that does not say what the question names gives nothing
     assert answer("What was the amount in escrow as prepaid rent at 2019 and 2018 respectively?",
                   (INPIXON_ESCROW, 0.9)) is None
+
+
+# ADI's 2012 annual report (a UDA document): three years, figures before the years.
+ADI_RENT = """Operating leases
+Total rent expense for the Company's operating leases included in the accompanying consolidated statements of operations approximated $1.6 million, $2.7 million and $2.2 million for the fiscal years ended March 31, 2012, 2011, and 2010, respectively."""
+
+
+def test_a_respectively_sentence_gives_a_lookup_a_total_over_a_range_and_a_change():
+    found = answer("what was total rent expense for fiscal years 2010 to 2012, in millions?", (ADI_RENT, 0.9))
+    assert (found.text, found.operation) == ("$6.5 million", "sum")  # 1.6 + 2.7 + 2.2: the whole range
+    assert found.cells == [("2010", "$2.2 million"), ("2011", "$2.7 million"), ("2012", "$1.6 million")]
+    assert answer("What was the rent expense in 2011?", (ADI_RENT, 0.9)).text == "$2.7 million"
+    assert answer("What was the change in rent expense between 2010 and 2012?", (ADI_RENT, 0.9)).text == \
+        "-$0.6 million"
+    # a year the sentence does not give, or a word it does not say, gives nothing
+    assert answer("What was the rent expense in 2009?", (ADI_RENT, 0.9)) is None
+    assert answer("What was the interest expense in 2011?", (ADI_RENT, 0.9)) is None
+
+
+def test_a_respectively_sentence_with_two_lists_of_figures_is_not_read():
+    two = ("Revenue and cost were $5.0 million, $4.0 million and $3.0 million, $2.0 million in 2012 and 2011, "
+           "respectively.")
+    assert answer("What was the revenue in 2012?", (two, 0.9)) is None

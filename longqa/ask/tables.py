@@ -32,7 +32,7 @@ from longqa.ask.focus import Sentence
 from longqa.ask.settings import ANSWER
 from longqa.retrieve.terms import content_terms
 
-_YEAR = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d)")
+_YEAR = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?!\d|,\d|\.\d)")
 # A figure in a cell: "$3,631,575", "(12,500)", "77%", "(9.4%)", "-0.5"
 _FIGURE = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\s?%?\)?")
 _DASHES = {"-", "--", "---", "—", "–"}  # an empty cell, as filings print it
@@ -122,12 +122,28 @@ def question_years(question: str) -> list[str]:
     return list(dict.fromkeys(_YEAR.findall(question)))
 
 
+_RANGE = re.compile(r"\b((?:19|20)\d\d)\s*(?:to|through|thru|-|–)\s*((?:19|20)\d\d)\b", re.I)
+
+
+def _spanned(question: str, years: list[str]) -> list[str]:
+    """A total or an average "for fiscal years 2010 to 2012" takes every year of the range."""
+    match = _RANGE.search(question)
+    if match is None or len(years) != 2:
+        return years
+    first, last = sorted(int(y) for y in match.groups())
+    if last - first > 10:
+        return years
+    return [str(y) for y in range(first, last + 1)]
+
+
 def compute(question: str, sentences: list[Sentence]) -> Computed | None:
     """The answer computed from the table rows of `sentences` (context order), or None."""
     op = operation(question)
     if op is None:
         return None
     years = question_years(question)
+    if op in ("sum", "mean"):
+        years = _spanned(question, years)
     rows = [_row(i, s) for i, s in enumerate(sentences) if " | " in s.text]
     if op == "share":
         part, whole = _share_phrases(question)
@@ -145,32 +161,52 @@ def compute(question: str, sentences: list[Sentence]) -> Computed | None:
         header, by_year = read
         used = [(y, by_year[y]) for y in years]
         return _result(op, used, years, row, header)
-    return _stated_respectively(sentences, years, wanted) if op == "list" else None
+    return _stated_respectively(sentences, op, years, wanted)
 
 
-# "As of December 31, 2019 and 2018, the Company had $72,000 and $140,000, respectively"
-_STATED_FIGURE = r"\$?\s?\d(?:[\d,]*\d)?(?:\.\d+)?%?(?:\s(?:million|billion|thousand))?"
-_STATED = re.compile(rf"(?P<a>{_STATED_FIGURE}),?\s+and\s+(?P<b>{_STATED_FIGURE}),?\s+respectively", re.I)
-_STATED_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# Prose that gives one figure per year "respectively": "As of December 31, 2019 and 2018, the Company
+# had $72,000 and $140,000, respectively"; "rent expense approximated $1.6 million, $2.7 million and
+# $2.2 million for the fiscal years ended March 31, 2012, 2011, and 2010, respectively".
+_STATED_FIGURE = r"\$\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s(?:million|billion|thousand))?|\d(?:[\d,]*\d)?(?:\.\d+)?(?:%|\s(?:million|billion|thousand)\b)|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+"
+_SEPARATOR = r",?\s+and\s+|,\s*"
+_STATED = re.compile(rf"(?:{_STATED_FIGURE})(?:(?:{_SEPARATOR})(?:{_STATED_FIGURE}))+")
+_STATED_ONE = re.compile(_STATED_FIGURE)
+_STATED_YEARS = re.compile(rf"(?:19|20)\d\d(?:(?:{_SEPARATOR})(?:19|20)\d\d)+")
+_UNIT = re.compile(r"^(\$?)\s?[\d,.]+(%|\s(?:million|billion|thousand))?$")
 
 
-def _stated_respectively(sentences: list[Sentence], years: list[str], wanted: list[str]) -> Computed | None:
-    """The figures of a prose sentence that gives one per year "respectively", in the question's
-    year order: the sentence names both years before its two figures and says every word that
-    names the row."""
-    if len(years) != 2:
-        return None
+def _stated_respectively(sentences: list[Sentence], op: str, years: list[str], wanted: list[str]) -> Computed | None:
+    """The answer read from a prose sentence that gives one figure per year "respectively": the
+    sentence lists the years and as many figures, says every word that names the row, and holds
+    every year the question needs; a lookup, a list in the question's year order, or a sum, mean
+    or change over those figures (`_result`'s operations)."""
     for sentence in sentences:
         text = sentence.text
-        stated = _STATED.search(text)
-        if stated is None or not set(wanted) <= set(content_terms(text)):
+        if not _RESPECTIVELY.search(text) or not set(wanted) <= set(content_terms(text)):
             continue
-        order = list(dict.fromkeys(_STATED_YEAR.findall(text[:stated.start()])))
-        if sorted(order) != sorted(years):
+        year_runs = [m for m in _STATED_YEARS.finditer(text)]
+        figure_runs = [m for m in _STATED.finditer(text)
+                       if not any(m.start() < y.end() and y.start() < m.end() for y in year_runs)]
+        if len(year_runs) != 1 or len(figure_runs) != 1:
+            continue  # two lists of years or of figures: which goes with which is not certain
+        order = _YEAR.findall(year_runs[0].group())
+        figures = [f.group().strip() for f in _STATED_ONE.finditer(figure_runs[0].group())]
+        if len(order) != len(figures) or len(set(order)) != len(order) or not set(years) <= set(order):
             continue
-        by_year = dict(zip(order, (stated.group("a").strip(), stated.group("b").strip())))
-        cells = [(y, by_year[y]) for y in years]
-        return Computed("; ".join(cell for _, cell in cells), "list", sentence, sentence, cells)
+        by_year = dict(zip(order, figures))
+        units = {(_UNIT.match(f).groups() if _UNIT.match(f) else None) for f in figures}
+        if None in units or len(units) != 1:
+            continue  # figures in different units cannot be added
+        prefix, suffix = units.pop()
+        used = [(y, _Cell(by_year[y], _value(by_year[y]), suffix == "%"))
+                for y in years]
+        computed = _result(op, used, years, _Row(0, sentence, "", set(), None), sentence)
+        if computed is None:
+            return None
+        if op in ("sum", "mean", "change"):  # in the unit the sentence states: "$6.5 million"
+            sign, figure = ("-", computed.text[1:]) if computed.text.startswith("-") else ("", computed.text)
+            computed.text = f"{sign}{prefix}{figure}{suffix or ''}"
+        return computed
     return None
 
 
