@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from longqa.ask import focus, kinds, skill, spans, tables
+from longqa.ask import fields, focus, kinds, skill, spans, tables
 from longqa.ask.bridge import NAME_LINKS
 from longqa.ask.citations import strip_markers
 from longqa.ask.context import Passage, page_span, section_of
@@ -48,6 +48,7 @@ W_COMPARE = ANSWER.w_compare
 W_HEAD = ANSWER.w_head
 W_DEFINES = ANSWER.w_defines
 W_PLACE = ANSWER.w_place
+W_FIELD = ANSWER.w_field
 W_DRAFT_TYPED = ANSWER.w_draft_typed
 W_VERDICT_RULE = ANSWER.w_verdict_rule
 W_PERSON = ANSWER.w_person
@@ -245,6 +246,11 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         _type_persons(question, pool, kinds.typer_for(embedder))
         if want in ("any", "name") and HEAD_FIT > 0:
             _fit_head(question, pool, embedder)
+        if not options_named and W_FIELD > 0:  # "Number of positions / 9, by statute" answers "how many"
+            best_prior = max((c.prior for c in pool.values()), default=1.0)
+            found = fields.match(question, sentences or focused, want)
+            if found is not None and not spans.repeats_question(found[1], question):
+                offer(found[1].text, "field", found[0].value, best_prior + W_FIELD)
     shortlist = sorted(pool.values(), key=lambda c: -c.prior)[:MAX_CANDIDATES]
     shortlist.append(_Candidate(NO_ANSWER, "none", None,
                                 NO_ANSWER_PRIOR + (W_DRAFT if "not say" in draft.lower() else 0.0)))

@@ -252,6 +252,9 @@ class AnswerSettings:
     w_defines: float = tunable(
         1.0, "bonus of a span the sentence says is the 'what X' question's noun ('Ferric sulphate is the "
         "coagulant'): a definition outweighs the small model's draft", SPOT)
+    w_field: float = tunable(
+        0.5, "a labelled field whose label names what the question asks ('Judge term length | Life tenure', "
+        "ask/fields.py): its value's prior is the best other prior plus this", SPOT)
     w_place: float = tunable(
         0.3, "bonus of a name a 'where' question gets after 'in', 'at', 'from' ('formed in Leyton')", SPOT)
     w_person: float = tunable(
