@@ -431,6 +431,25 @@ def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     assert [s.score for s in found] == before
 
 
+def test_a_sentence_going_on_about_the_bridge_entity_by_pronoun_shares_its_gain(tmp_path, monkeypatch):
+    # The answer's sentence names neither the entity nor the question's words: it says "she".
+    doc = ("# Kiss and Tell (film)\n\nKiss and Tell is a 1945 American comedy film starring Shirley Temple "
+           "as Corliss Archer.\n\n"
+           "# Shirley Temple\n\nShirley Temple Black was an actress, singer and dancer from California. "
+           "As an adult, she was named ambassador to Ghana and served as Chief of Protocol. "
+           "Later a harbour in Ghana was named for the ambassador.\n")
+    question = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+
+    def gain_of(share: float) -> float:
+        monkeypatch.setattr(hops, "HOP_PRONOUN", share)
+        plan, _ = _planned(tmp_path / str(share), doc, question)
+        assert plan.bridges[0] == "Shirley Temple"
+        scores = {s.text.split()[0]: s.score for s in plan.sentences}
+        return scores["As"] - scores["Later"]  # the sentence with "she" against its neighbour without
+
+    assert gain_of(0.0) < 0.05 < gain_of(1.0)
+
+
 def test_spans_of_the_first_hop_sentence_are_not_the_answer(tmp_path, monkeypatch):
     # The first hop's sentence says what the question starts from (the film and its year); the
     # answer is what the sentence about the bridge entity says.

@@ -14,7 +14,10 @@ words alone rank it far down. Once sentences are scored against the question (fo
    name the question says ("School" of "Greenfield-Central High School");
 3. the question words it leaves unsaid ("sibling", "performer") are what the second hop says;
 4. every other sentence naming a bridge entity gains HOP_WEIGHT x the best score x how much of
-   the entity it names, more when it also holds unsaid words.
+   the entity it names, more when it also holds unsaid words;
+5. the sentences right after it in its paragraph that go on by pronoun ("Shirley Temple Black
+   ... was an American actress" then "As an adult, she ... served as Chief of Protocol") gain
+   HOP_PRONOUN x its gain: they are about the entity too.
 Nothing happens when the first hop's sentence holds all of the question's words (one hop answers
 it). The entities are returned: what the answer is about, never the answer.
 """
@@ -38,6 +41,7 @@ HOP_ENTITIES = ANSWER.hop_entities
 HOP_UNSAID = ANSWER.hop_unsaid
 HOP_POOL = ANSWER.hop_pool
 HOP_TYPE = ANSWER.hop_type
+HOP_PRONOUN = ANSWER.hop_pronoun
 DENSE_TOP = ANSWER.dense_top
 
 
@@ -98,11 +102,27 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
         for i, share in naming.items():
             boost = HOP_WEIGHT * top * share * (1.0 + HOP_UNSAID * relevance[i])
             boosts[i] = max(boosts.get(i, 0.0), boost)
-    for i, boost in boosts.items():
+    for i, boost in {**boosts, **_going_on(found, boosts)}.items():
         found[i].score += boost
     if entities:  # its other spans say what the start is, not the answer (grounded.W_FIRST_HOP)
         found[first].first_hop = True
     return entities
+
+
+_PRONOUN = re.compile(r"\b(?:he|she|it|they|his|her|its|their)\b", re.I)
+
+
+def _going_on(found: list, boosts: dict[int, float]) -> dict[int, float]:
+    """HOP_PRONOUN x the gain of a sentence naming the entity, for each sentence straight after it
+    in its paragraph with a pronoun among its first eight words (and no gain of its own)."""
+    follow: dict[int, float] = {}
+    for i, boost in sorted(boosts.items()):
+        j = i + 1
+        while (j < len(found) and found[j].leaf is found[i].leaf and j not in boosts
+               and _PRONOUN.search(" ".join(found[j].text.split()[:8]))):
+            follow[j] = max(follow.get(j, 0.0), HOP_PRONOUN * boost)
+            j += 1
+    return follow
 
 
 def _names_head(sentence: str, heads: set[str], asked: set[str]) -> bool:
