@@ -54,6 +54,8 @@ def test_no_field_answers_when_no_label_names_the_question_or_two_labels_do():
     assert matched("what is known about a judge", tied) == []  # "judge": two labels say it
     # the value must be of the kind asked for: "how many" wants a figure, not "Life tenure"
     assert matched("how many terms does a judge serve", INFOBOX) == []
+    # a table's header over its unit note is not a field: "thousands" is no count of shares
+    assert matched("what is the total value of vested shares in 2012?", "Number of Shares\n\n(in thousands)") == []
 
 
 def test_a_field_cut_between_two_paragraphs_is_read_across_them():
@@ -81,3 +83,22 @@ def test_the_answer_stage_answers_from_the_field_and_quotes_its_value(tmp_path, 
     assert stored[quote.char_start:quote.char_end] == quote.text and "9, by statute" in quote.text
     monkeypatch.setattr(grounded, "W_FIELD", 0.0)  # without the rule the prose's "three" wins
     assert not make_pipeline(db, FakeGenerator()).answer(question).answer.startswith("9 [")
+
+
+def test_a_tight_budget_keeps_the_field_that_answers(tmp_path, monkeypatch):
+    from tests.ask_support import build_store, make_pipeline
+
+    # sentences saying the question's words, none of them the answer
+    prose = " ".join(f"There are supreme court justice's clerks who heard {n} cases in term {n}." for n in range(3, 30))
+    doc = f"# {DOC}\n\n{INFOBOX}\n\n## Cases\n\n{prose}\n"
+    db = build_store(tmp_path / "scotus.db", {"scotus.md": doc}, tmp_path)
+    question = "how many supreme court justice's are there"
+
+    def context_text() -> str:
+        refined = make_pipeline(db, budget=60).retrieve_context(question)
+        assert refined.passages and all(p.spans is not None for p in refined.passages)  # an excerpt
+        return "\n".join(p.text for p in refined.passages)
+
+    assert "9, by statute" in context_text() and "Number of positions" in context_text()
+    monkeypatch.setattr(fields, "raise_match", lambda question, found: None)
+    assert "9, by statute" not in context_text()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from longqa import tokens
-from longqa.ask import focus, hops, spans
+from longqa.ask import fields, focus, hops, spans
 from longqa.ask.context import Passage, section_of
 from longqa.ask.settings import SearchSettings
 
@@ -85,6 +85,7 @@ def _sentences(question, found, budget, settings, leaf_scores, embedder, query_v
     focus.raise_fitting(question, found, settings.excerpt_kind_weight)
     if second_hop:
         hops.second_hop(spans.question_core(question), found, embedder)
+    fields.raise_match(question, found)
     kept: list[focus.Sentence] = []
     used = 0
     for sentence in focus.ranked(found, spread, part=lambda s: s.leaf.parent_id):

@@ -9,7 +9,8 @@ over. A field answers when:
 - its label (1-5 words, no figures) shares a word stem with what the question asks about, the
   question's words less those of the document's own name ("term of office for the supreme court"
   asks about "term"; "how many" asks for a number, "where ... located" for a location);
-- its value holds a span of the kind the question wants (a figure for "how many").
+- its value holds a span of the kind the question wants (a figure, written with digits, for "how
+  many"), and is not a unit note ("(in thousands)").
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ _LABEL = re.compile(r"[A-Z][A-Za-z'’()\- ]*")
 @dataclass
 class Field:
     label: str
-    value: Sentence  # the sentence holding the value
-    start: int  # the value's offsets in that sentence's text
-    matched: int  # how many of the question's stems the label says
+    line: Sentence  # the sentence holding the label
+    value: Sentence  # the sentence holding the value: the same one for "Label | Value"
+    start: int  # where the value starts in that sentence's text
+    matched: int = 0  # how many of the question's stems the label says
 
 
 def stem(word: str) -> str:
@@ -59,12 +61,12 @@ def fields(sentences: list[Sentence]) -> list[Field]:
         if text.count(" | ") == 1:
             label, value = text.split(" | ")
             if _is_label(label) and value.strip() and len(value.split()) <= MAX_VALUE_WORDS:
-                found.append(Field(label.strip(), sentence, sentence.text.index(" | ") + 3, 0))
+                found.append(Field(label.strip(), sentence, sentence, sentence.text.index(" | ") + 3))
         elif _is_label(text) and i + 1 < len(sentences):
             after = sentences[i + 1]
             if (_adjacent(sentence, after) and " | " not in after.text
                     and len(after.text.split()) <= MAX_VALUE_WORDS):
-                found.append(Field(text, after, 0, 0))
+                found.append(Field(text, sentence, after, 0))
     return found
 
 
@@ -97,9 +99,25 @@ def match(question: str, sentences: list[Sentence], want: str) -> tuple[Field, s
     if len({(f.label, f.value.text[f.start:]) for f in top}) != 1:
         return None
     field = top[0]
-    fitting = [span for span in spans.candidates(field.value.text[field.start:])
-               if spans.fits(span, want) > 0.5 or (want == "any" and spans.fits(span, want) >= 0)]
+    value = field.value.text[field.start:].strip()
+    if value.startswith("("):  # "Number of Shares / (in thousands)": a table's unit note, not a value
+        return None
+    fitting = [span for span in spans.candidates(value)
+               if (spans.fits(span, want) > 0.5 and (want in ("any", "name") or re.search(r"\d", span.text)))
+               or (want == "any" and spans.fits(span, want) >= 0)]
     if not fitting:
         return None
     span = min(fitting, key=lambda s: (s.start, -len(s.text)))
-    return field, spans.Span(span.text, span.kind, span.start + field.start, span.end + field.start)
+    at = field.value.text.index(value, field.start)
+    return field, spans.Span(span.text, span.kind, span.start + at, span.end + at)
+
+
+def raise_match(question: str, found: list[Sentence]) -> None:
+    """Put the field that answers the question (`match`) first: its label and value sentences
+    score just above the best sentence, so a tight budget keeps them (ask/excerpt.py)."""
+    hit = match(question, found, spans.wanted(question))
+    if hit is None:
+        return
+    top = max(s.score for s in found)
+    for sentence in (hit[0].line, hit[0].value):
+        sentence.score = top + 1e-3
