@@ -642,3 +642,26 @@ def test_a_name_the_question_states_with_an_initial_is_not_the_answer(tmp_path):
     # the relevance check is the fake embedder's business, not this test's
     result = make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0).answer(question)
     assert result.answer.startswith("Bob Seger"), result.grounding.candidates[:3]
+
+
+def test_who_does_an_actor_play_takes_the_role_cast_after_the_actor():
+    actor = spans.asked_actor("who does ewan mcgregor play in beauty and the beast 2017")
+    assert actor == {"ewan", "mcgregor"} and spans.asked_actor("who plays charles in the series") == set()
+    for sentence in ("Ewan McGregor as Lumière , the Beast 's charismatic bouteiller .",
+                     "Lumière is voiced by Ewan McGregor in the film ."):
+        cast = [c.text for c in spans.candidates(sentence) if spans.cast_as(c, sentence, actor)]
+        assert cast == ["Lumière"], (sentence, cast)
+    other = "Luke Evans and Dan Stevens were revealed to be in talks to play Gaston and the Beast ."
+    assert not [c.text for c in spans.candidates(other) if spans.cast_as(c, other, actor)]
+
+
+def test_the_role_wins_over_the_cast_s_other_names(tmp_path):
+    # Without the rule "Gaston", nearer the question's "play", wins.
+    doc = ("# Beauty and the Beast (2017 film)\n\nBeauty and the Beast is a 2017 American musical film directed "
+           "by Bill Condon. Luke Evans and Dan Stevens were revealed to be in talks to play Gaston and the Beast "
+           "in the 2017 film. Ewan McGregor as Lumière , the Beast 's charismatic bouteiller who has been "
+           "transformed into a candelabra.\n")
+    question = "who does ewan mcgregor play in beauty and the beast 2017"
+    plan, _ = _planned(tmp_path, doc, question, qtype="extractive")
+    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences)
+    assert text.startswith("Lumière"), grounding.candidates[:3]

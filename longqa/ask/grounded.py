@@ -176,6 +176,7 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
     counted = spans.counted_noun(question)
     measure = spans.asked_measure(question) if want in ("quantity", "any") else None
     role = spans.asked_role(question)
+    actor = spans.asked_actor(question)
     end = spans.asked_end(question)
     bridge_words = [set(words(entity)) for entity in bridges]
     bridge_own = set().union(*bridge_words) - STOPWORDS
@@ -225,6 +226,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                     prior += W_DEFINES
                 elif spans.casts(span, sentence.text, role):  # "who plays Charles": "Rhys Darby as Charles"
                     prior += W_DEFINES
+                elif spans.cast_as(span, sentence.text, actor):  # "who does Ewan McGregor play": "... as Lumière"
+                    prior += W_DEFINES
                 elif spans.names_head(span, head):
                     prior += W_HEAD
                 prior += W_HEAD * spans.counts(span, counted)  # "how many people": 118,000 people, not 640 km
@@ -243,14 +246,15 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         for candidate in pool.values():  # the draft votes for the spans it agrees with
             if candidate.kind != "draft":
                 candidate.prior += vote * _agreement(candidate.text, draft)
-        _type_persons(question, pool, kinds.typer_for(embedder))
+        if not actor:  # the role an actor plays is a character, a candelabra or a car: no person typing
+            _type_persons(question, pool, kinds.typer_for(embedder))
         if want in ("any", "name") and HEAD_FIT > 0:
             _fit_head(question, pool, embedder)
         if not options_named and W_FIELD > 0:  # "Number of positions / 9, by statute" answers "how many"
             best_prior = max((c.prior for c in pool.values()), default=1.0)
-            found = fields.match(question, sentences or focused, want)
-            if found is not None and not spans.repeats_question(found[1], question):
-                offer(found[1].text, "field", found[0].value, best_prior + W_FIELD)
+            hit = fields.match(question, sentences or focused, want)
+            if hit is not None and not spans.repeats_question(hit[1], question):
+                offer(hit[1].text, "field", hit[0].value, best_prior + W_FIELD)
     shortlist = sorted(pool.values(), key=lambda c: -c.prior)[:MAX_CANDIDATES]
     shortlist.append(_Candidate(NO_ANSWER, "none", None,
                                 NO_ANSWER_PRIOR + (W_DRAFT if "not say" in draft.lower() else 0.0)))

@@ -407,6 +407,32 @@ def asked_role(question: str) -> set[str]:
     return {w for w in words(match.group(1)) if w not in STOPWORDS} if match else set()
 
 
+# "who does Ewan McGregor play in Beauty and the Beast", "what role did X play"
+_ASKS_ROLE = re.compile(r"\b(?:who|what (?:role|part|character))\s+(?:does|did|do|will)\s+(.+?)\s+(?:play|portray|voice)\b",
+                        re.I)
+_ROLE_BEFORE = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+)\s*,?\s+(?:as|plays|played|portrays|portrayed|voices|voiced)"
+                          r"\s+(?:the\s+)?$", re.I)
+_ROLE_AFTER = re.compile(r"\s*,?\s+(?:is|was)?\s*(?:played|portrayed|voiced)\s+by\s+((?:[\w'’.-]+\s+){0,2}[\w'’.-]+)", re.I)
+
+
+def asked_actor(question: str) -> set[str]:
+    """For "who does Ewan McGregor play in ...", the actor's words (lower case); empty for other
+    questions."""
+    match = _ASKS_ROLE.search(question)
+    return {w for w in words(match.group(1)) if w not in STOPWORDS} if match else set()
+
+
+def cast_as(span: Span, sentence: str, actor: set[str]) -> bool:
+    """The sentence casts the asked actor as the span: "Ewan McGregor as Lumière", "Lumière is
+    voiced by Ewan McGregor"."""
+    if not actor or span.kind != "name" or span.start < 0 or set(words(span.text)) & actor:
+        return False
+    before = _ROLE_BEFORE.search(sentence[max(0, span.start - 60):span.start])
+    after = _ROLE_AFTER.match(sentence, span.end)
+    named = (set(words(before.group(1))) if before else set()) | (set(words(after.group(1))) if after else set())
+    return bool(named & actor)
+
+
 def casts(span: Span, sentence: str, role: set[str]) -> bool:
     """The sentence casts the span in the asked role: "Rhys Darby as Charles", "Dan Stevens plays
     the Beast", "Charles is played by Rhys Darby"."""
