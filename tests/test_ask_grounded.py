@@ -665,3 +665,20 @@ def test_the_role_wins_over_the_cast_s_other_names(tmp_path):
     plan, _ = _planned(tmp_path, doc, question, qtype="extractive")
     text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences)
     assert text.startswith("Lumière"), grounding.candidates[:3]
+
+
+def test_the_cast_list_line_is_read_though_it_says_few_of_the_question_s_words(tmp_path, monkeypatch):
+    filler = " ".join(f"In episode {n} of Lost in Space the 2018 series plays out who Angela trusts on the planet."
+                      for n in range(1, 16))
+    doc = ("# Lost in Space (2018 TV series)\n\n" + filler + "\n\n## Cast\n\nMolly Parker as Maureen Robinson. "
+           "Sibongile Mlambo as Angela , a survivor.\n")
+    question = "who plays angela in lost in space 2018"
+
+    def focused(run: str) -> str:
+        (tmp_path / run).mkdir()
+        plan, _ = _planned(tmp_path / run, doc, question, qtype="extractive")
+        return " ".join(s.text for s in plan.focused)
+
+    assert "Sibongile Mlambo as Angela" in focused("with")
+    monkeypatch.setattr(focus, "raise_cast", lambda question, found: None)
+    assert "Sibongile Mlambo as Angela" not in focused("without")

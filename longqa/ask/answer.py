@@ -59,6 +59,7 @@ def plan_answer(question: str, passages: list[Passage], qtype: str, scope: float
         long_form = False
     found = focus.context_sentences(passages)
     focus.score_for(question, found, embedder, query_vector)
+    focus.raise_cast(question, found)
     # A multi-hop question's answer sits beside its bridge entity, not beside its own words.
     hop = hops.applies(question, qtype, long_form)
     bridges = hops.second_hop(spans.question_core(question), found, embedder) if hop else []

@@ -83,6 +83,7 @@ def _sentences(question, found, budget, settings, leaf_scores, embedder, query_v
     score_with_search(question, found, embedder, query_vector, queries=queries, leaf_scores=leaf_scores,
                       leaf_weight=settings.excerpt_leaf_weight)
     focus.raise_fitting(question, found, settings.excerpt_kind_weight)
+    focus.raise_cast(question, found)
     if second_hop:
         hops.second_hop(spans.question_core(question), found, embedder)
     fields.raise_match(question, found)

@@ -199,3 +199,18 @@ def raise_fitting(question: str, found: list[Sentence], weight: float) -> None:
     for sentence in found:
         if any(spans.fits(span, want) > 0.5 for span in spans.candidates(sentence.text)):
             sentence.score += weight * top
+
+
+def raise_cast(question: str, found: list[Sentence]) -> None:
+    """For "who plays Charles" or "who does Ewan McGregor play", each sentence of a cast list that
+    casts someone in the asked role, or the asked actor in some role ("Rhys Darby as Charles"),
+    gains the best score: it says what is asked in other words than the question's."""
+    core = spans.question_core(question)
+    role, actor = spans.asked_role(core), spans.asked_actor(core)
+    if not (role or actor) or not found:
+        return
+    top = max(s.score for s in found)
+    for sentence in found:
+        if any(spans.casts(span, sentence.text, role) or spans.cast_as(span, sentence.text, actor)
+               for span in spans.candidates(sentence.text)):
+            sentence.score += top
