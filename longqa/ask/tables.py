@@ -167,7 +167,10 @@ def compute(question: str, sentences: list[Sentence]) -> Computed | None:
 # Prose that gives one figure per year "respectively": "As of December 31, 2019 and 2018, the Company
 # had $72,000 and $140,000, respectively"; "rent expense approximated $1.6 million, $2.7 million and
 # $2.2 million for the fiscal years ended March 31, 2012, 2011, and 2010, respectively".
-_STATED_FIGURE = r"\$\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s(?:million|billion|thousand))?|\d(?:[\d,]*\d)?(?:\.\d+)?(?:%|\s(?:million|billion|thousand)\b)|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+"
+# A stated figure: "$72,000", "$1.6 million", "12%", "4 million", "1,008", "3.5"; never a bare year.
+_STATED_FIGURE = (r"\$\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s(?:million|billion|thousand))?"
+                  r"|\d(?:[\d,]*\d)?(?:\.\d+)?(?:%|\s(?:million|billion|thousand)\b)"
+                  r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+")
 _SEPARATOR = r",?\s+and\s+|,\s*"
 _STATED = re.compile(rf"(?:{_STATED_FIGURE})(?:(?:{_SEPARATOR})(?:{_STATED_FIGURE}))+")
 _STATED_ONE = re.compile(_STATED_FIGURE)
@@ -184,7 +187,7 @@ def _stated_respectively(sentences: list[Sentence], op: str, years: list[str], w
         text = sentence.text
         if not _RESPECTIVELY.search(text) or not set(wanted) <= set(content_terms(text)):
             continue
-        year_runs = [m for m in _STATED_YEARS.finditer(text)]
+        year_runs = list(_STATED_YEARS.finditer(text))
         figure_runs = [m for m in _STATED.finditer(text)
                        if not any(m.start() < y.end() and y.start() < m.end() for y in year_runs)]
         if len(year_runs) != 1 or len(figure_runs) != 1:
@@ -198,8 +201,7 @@ def _stated_respectively(sentences: list[Sentence], op: str, years: list[str], w
         if None in units or len(units) != 1:
             continue  # figures in different units cannot be added
         prefix, suffix = units.pop()
-        used = [(y, _Cell(by_year[y], _value(by_year[y]), suffix == "%"))
-                for y in years]
+        used = [(y, _Cell(by_year[y], _value(by_year[y]), suffix == "%")) for y in years]
         computed = _result(op, used, years, _Row(0, sentence, "", set(), None), sentence)
         if computed is None:
             return None
