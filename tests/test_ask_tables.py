@@ -225,3 +225,30 @@ def test_a_respectively_sentence_with_two_lists_of_figures_is_not_read():
     two = ("Revenue and cost were $5.0 million, $4.0 million and $3.0 million, $2.0 million in 2012 and 2011, "
            "respectively.")
     assert answer("What was the revenue in 2012?", (two, 0.9)) is None
+
+
+# Viavi's 2019 proxy statement (a UDA document): one block of rows per officer, the years in the rows,
+# the column headings on lines of their own above.
+VIAVI_MSU = """Name | Fiscal Year
+Maximum
+Possible Value of MSUs
+Using Grant Date Fair
+Value
+Oleg Khaykin | 2019 | 4,067,526 | —
+2018 | 2,457,750 | 909,900
+Paul McNab | 2019 | 591,150 | —
+2018 | 442,395 | —
+2017 | 373,425 | —
+Luke Scrivanich | 2019 | 591,150 | —"""
+
+
+def test_a_block_per_person_with_the_years_in_the_rows_gives_the_named_row_for_the_year():
+    asked = "What was the maximum possible value of MSU's using grant date fair value for Paul McNab in {}?"
+    found = answer(asked.format(2019), (VIAVI_MSU, 0.9))
+    assert (found.text, found.operation) == ("591,150", "lookup")
+    assert found.row.text == "Paul McNab | 2019 | 591,150 | —"
+    assert answer(asked.format(2017), (VIAVI_MSU, 0.9)).text == "373,425"  # a row of McNab's block
+    # two figures in the row (MSUs and PSUs): which one is meant is not certain
+    assert answer("What was the maximum possible value of MSUs for Oleg Khaykin in 2018?", (VIAVI_MSU, 0.9)) is None
+    # a word no heading of the table says: not this table's figure
+    assert answer("What was the sign-on bonus of Paul McNab in 2019?", (VIAVI_MSU, 0.9)) is None

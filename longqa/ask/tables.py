@@ -17,8 +17,12 @@ a table; rules can, and show their work:
    ("$ | %": the amount, or the percentage where the question asks for one);
 4. a difference between two rows, or a share of a total, takes both rows from the same table;
 5. the result is computed and returned with the header and row sentences as its quotes;
-6. "in 2019 and 2018 respectively" with no such row: a prose sentence naming both years and then
-   "$72,000 and $140,000, respectively" gives the two figures, in the question's year order.
+6. no such row: a prose sentence listing the years and as many figures "respectively" ("$1.6
+   million, $2.7 million and $2.2 million for the fiscal years ended March 31, 2012, 2011, and
+   2010, respectively") is read like a row;
+7. a lookup in a table with one block of rows per person and the years in the rows ("Paul McNab
+   | 2019 | 591,150 | —", then "2018 | 442,395 | —") reads the named block's row for the year
+   when it holds a single figure and the table's heading lines say most of the question's words.
 Whenever a step is not certain, nothing is returned and the answer falls back to span choice: a
 wrong computed answer is worse than none.
 """
@@ -161,7 +165,60 @@ def compute(question: str, sentences: list[Sentence]) -> Computed | None:
         header, by_year = read
         used = [(y, by_year[y]) for y in years]
         return _result(op, used, years, row, header)
+    if op == "lookup":
+        found = _by_name_and_year(sentences, rows, years[0], wanted)
+        if found is not None:
+            return found
     return _stated_respectively(sentences, op, years, wanted)
+
+
+def _by_name_and_year(sentences: list[Sentence], rows: list[_Row], year: str, wanted: list[str]) -> Computed | None:
+    """A table with one block of rows per person and the year in the rows ("Paul McNab | 2019 |
+    591,150 | —", then "2018 | 442,395 | —"): the row of the block whose label the question names
+    in full, for the asked year, when it holds exactly one figure besides the year. The question's
+    other words must mostly stand in the lines without cells above it (its column headings)."""
+    for position, row in enumerate(rows):
+        if not row.terms or not row.terms <= set(wanted) or not row.cells:
+            continue
+        block = [row] + list(_year_rows(rows[position + 1:]))
+        # the named row is for the year in its first cell, the rows after it for the year they are labelled
+        hit = next((r for r in block if (r.cells[0].text.strip() if r is row else r.label.strip()) == year), None)
+        if hit is None:
+            continue
+        figures = [c for c in (hit.cells[1:] if hit is row else hit.cells) if c.value is not None]
+        rest = [t for t in wanted if t not in row.terms]
+        prose = _heading_terms(sentences, row.index)
+        if len(figures) != 1 or (rest and sum(t in prose for t in rest) / len(rest) < MIN_LABEL_MATCH):
+            continue
+        return Computed(figures[0].text, "lookup", hit.sentence, row.sentence, [(year, figures[0].text)],
+                        rows=[row.sentence, hit.sentence])
+    return None
+
+
+def _heading_terms(sentences: list[Sentence], row_index: int) -> set[str]:
+    """Content words of the table's own heading lines above a row: the short lines without cells
+    between it and the prose above the table, in the same document and within HEADER_LOOKBACK
+    sentences (the parser may have left them in the paragraph before the row's)."""
+    row = sentences[row_index]
+    lines = []
+    for sentence in reversed(sentences[max(0, row_index - HEADER_LOOKBACK):row_index]):
+        if sentence.passage.doc_id != row.passage.doc_id:
+            break
+        if " | " in sentence.text:
+            continue
+        if len(sentence.text.split()) > PROSE_WORDS:
+            break  # prose: the table starts below it
+        lines.append(sentence.text)
+    return set(content_terms(" ".join(lines)))
+
+
+def _year_rows(rows: list[_Row]):
+    """The rows right after a named row whose label is a year: the rest of its block."""
+    for row in rows:
+        if not _YEAR.fullmatch(row.label.strip()) or not row.cells:
+            return
+        yield row
+
 
 
 # Prose that gives one figure per year "respectively": "As of December 31, 2019 and 2018, the Company
