@@ -115,7 +115,6 @@ def test_passages_carry_section_paths_pages_and_fit_budget(tmp_path, db_path):
     assert render(passages).startswith("[1] Field Guide > Birds > Herons (p. 1)\nHerons wade")
 
 
-
 def _cut_store(tmp_path, db_path):
     """A real PDF store whose long paragraph of lines is split into leaves between two words of a
     sentence, as leaf-size splits and infoboxes cut PDFs: three leaves, the last one short."""

@@ -89,9 +89,12 @@ def match(question: str, sentences: list[Sentence], want: str) -> tuple[Field, s
     that fits the kind wanted (the longest of those starting there); nothing when two labels match
     equally well (the label is then no guide) or the value holds nothing of the kind wanted."""
     scored = []
+    asked: dict[str, set[str]] = {}  # by document name
     for field in fields(sentences):
-        asked = asked_stems(question, field.value.passage.doc)
-        field.matched = len(asked & {stem(w) for w in content_terms(field.label)})
+        doc = field.value.passage.doc
+        if doc not in asked:
+            asked[doc] = asked_stems(question, doc)
+        field.matched = len(asked[doc] & {stem(w) for w in content_terms(field.label)})
         if field.matched:
             scored.append(field)
     best = max((f.matched for f in scored), default=0)

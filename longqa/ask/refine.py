@@ -88,8 +88,8 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
     `forced` nodes (the search loop's picks, in pick order) are taken first; the rest of the
     budget is filled best score first. Nodes under `min_relative` x the best score are never
     used to fill: barely related text only slows the generator's prefill down. A taken leaf that
-    stops mid-sentence brings the next leaf of its document right away when that costs at most
-    `continuation` tokens (0: off).
+    stops mid-sentence brings the next leaf of its document right away, and one that opens
+    mid-sentence the leaf before, when that costs at most `continuation` tokens (0: off).
     """
     parent_of = {child.id: node for root in roots for node in walk(root) for child in node.children}
     next_leaf, previous_leaf = _neighbour_leaves(roots) if continuation > 0 else ({}, {})
@@ -119,10 +119,12 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         for leaf in new_leaves:
             for other, cut in ((next_leaf.get(leaf.id), stops_mid_sentence(leaf.text)),
                                (previous_leaf.get(leaf.id), starts_mid_sentence(leaf.text))):
-                if (other is None or not cut or other.id in taken_leaves or leaf_tokens(other) > continuation
-                        or used + leaf_tokens(other) > budget):
+                if other is None or not cut or other.id in taken_leaves:
                     continue
-                used += leaf_tokens(other)
+                cost = leaf_tokens(other)
+                if cost > continuation or used + cost > budget:
+                    continue
+                used += cost
                 taken_leaves.add(other.id)
                 chosen.add(other.id)
                 _close_upward(other, chosen, parent_of)

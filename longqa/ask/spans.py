@@ -403,8 +403,7 @@ _CAST_BEFORE = re.compile(r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*,?\s+(?:is|was|
 def asked_role(question: str) -> set[str]:
     """For "who plays Charles in ...", the words that may name the role (lower case); empty for
     other questions."""
-    match = _ASKS_ACTOR.search(question)
-    return {w for w in words(match.group(1)) if w not in STOPWORDS} if match else set()
+    return _asked_words(_ASKS_ACTOR, question)
 
 
 # "who does Ewan McGregor play in Beauty and the Beast", "what role did X play"
@@ -418,7 +417,11 @@ _ROLE_AFTER = re.compile(r"\s*,?\s+(?:is|was)?\s*(?:played|portrayed|voiced)\s+b
 def asked_actor(question: str) -> set[str]:
     """For "who does Ewan McGregor play in ...", the actor's words (lower case); empty for other
     questions."""
-    match = _ASKS_ROLE.search(question)
+    return _asked_words(_ASKS_ROLE, question)
+
+
+def _asked_words(pattern: re.Pattern, question: str) -> set[str]:
+    match = pattern.search(question)
     return {w for w in words(match.group(1)) if w not in STOPWORDS} if match else set()
 
 
@@ -427,10 +430,7 @@ def cast_as(span: Span, sentence: str, actor: set[str]) -> bool:
     voiced by Ewan McGregor"."""
     if not actor or span.kind != "name" or span.start < 0 or set(words(span.text)) & actor:
         return False
-    before = _ROLE_BEFORE.search(sentence[max(0, span.start - 60):span.start])
-    after = _ROLE_AFTER.match(sentence, span.end)
-    named = (set(words(before.group(1))) if before else set()) | (set(words(after.group(1))) if after else set())
-    return bool(named & actor)
+    return bool(_named_around(span, sentence, _ROLE_BEFORE, _ROLE_AFTER) & actor)
 
 
 def casts(span: Span, sentence: str, role: set[str]) -> bool:
@@ -438,12 +438,16 @@ def casts(span: Span, sentence: str, role: set[str]) -> bool:
     the Beast", "Charles is played by Rhys Darby"."""
     if not role or span.kind != "name" or span.start < 0:
         return False
-    after = _CAST_AFTER.match(sentence, span.end)
-    before = _CAST_BEFORE.search(sentence[max(0, span.start - 60):span.start])
-    named = set(words(after.group(1))) if after else set()
-    if before:
-        named |= set(words(before.group(1)))  # "Jennifer Parker is played by ..."
-    return bool(named & role)
+    return bool(_named_around(span, sentence, _CAST_BEFORE, _CAST_AFTER) & role)
+
+
+def _named_around(span: Span, sentence: str, before: re.Pattern, after: re.Pattern) -> set[str]:
+    """The words a cast list gives the span's counterpart: those `before` finds just before the
+    span ("Jennifer Parker is played by" / "Ewan McGregor as") and `after` just after it."""
+    found = before.search(sentence[max(0, span.start - 60):span.start])
+    following = after.match(sentence, span.end)
+    return ((set(words(found.group(1))) if found else set())
+            | (set(words(following.group(1))) if following else set()))
 
 
 def defines(span: Span, sentence: str, head: str | None) -> bool:

@@ -186,9 +186,11 @@ def _by_name_and_year(sentences: list[Sentence], rows: list[_Row], year: str, wa
         if hit is None:
             continue
         figures = [c for c in (hit.cells[1:] if hit is row else hit.cells) if c.value is not None]
+        if len(figures) != 1:
+            continue
         rest = [t for t in wanted if t not in row.terms]
-        prose = _heading_terms(sentences, row.index)
-        if len(figures) != 1 or (rest and sum(t in prose for t in rest) / len(rest) < MIN_LABEL_MATCH):
+        headings = _heading_terms(sentences, row.index)
+        if rest and sum(t in headings for t in rest) / len(rest) < MIN_LABEL_MATCH:
             continue
         return Computed(figures[0].text, "lookup", hit.sentence, row.sentence, [(year, figures[0].text)],
                         rows=[row.sentence, hit.sentence])
@@ -218,7 +220,6 @@ def _year_rows(rows: list[_Row]):
         if not _YEAR.fullmatch(row.label.strip()) or not row.cells:
             return
         yield row
-
 
 
 # Prose that gives one figure per year "respectively": "As of December 31, 2019 and 2018, the Company
@@ -254,7 +255,7 @@ def _stated_respectively(sentences: list[Sentence], op: str, years: list[str], w
         if len(order) != len(figures) or len(set(order)) != len(order) or not set(years) <= set(order):
             continue
         by_year = dict(zip(order, figures))
-        units = {(_UNIT.match(f).groups() if _UNIT.match(f) else None) for f in figures}
+        units = {unit.groups() if unit else None for unit in map(_UNIT.match, figures)}
         if None in units or len(units) != 1:
             continue  # figures in different units cannot be added
         prefix, suffix = units.pop()
