@@ -682,3 +682,30 @@ def test_the_cast_list_line_is_read_though_it_says_few_of_the_question_s_words(t
     assert "Sibongile Mlambo as Angela" in focused("with")
     monkeypatch.setattr(focus, "raise_cast", lambda question, found: None)
     assert "Sibongile Mlambo as Angela" not in focused("without")
+
+
+def test_what_two_joined_names_share_is_said_of_each(tmp_path):
+    assert grounded.shared_names("What occupation do Chris Menges and Aram Avakian share?") == (
+        "Chris Menges", "Aram Avakian")
+    assert grounded.shared_names("Where are Teide National Park and Garajonay National Park located?") == (
+        "Teide National Park", "Garajonay National Park")
+    for other in ("What government position was held by the woman in the film Kiss and Tell?",
+                  "What is the average value of vehicles for 2018 and 2019?",
+                  "Who was born first, Chris Menges or Aram Avakian?",
+                  "What is the difference between Chris Menges and Aram Avakian?"):
+        assert grounded.shared_names(other) is None, other
+    # "British" is said of a film by each, "English" of one only; "director" of both, once the
+    # gloss in brackets after a name is left out ("(born 1940 in Kingston, a director's son)").
+    from tests.ask_support import article
+
+    corpus = "\n".join([
+        article("Chris Menges", "Chris Menges (born 1940 in Kingston, a director's son) is an English "
+                "cinematographer and film director. Second Best is a 1994 British film directed by Chris Menges."),
+        article("Aram Avakian", "Aram Avakian (1926 - 1987) was an Armenian-American film editor and director. "
+                "11 Harrowhouse is a 1974 British film directed by Aram Avakian."),
+    ])
+    question = "What occupation do Chris Menges and Aram Avakian share?"
+    db = build_store(tmp_path / "s.db", {"people.md": corpus}, tmp_path, FakeEmbedder())
+    result = make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0).answer(question)
+    assert result.answer.startswith("director ["), result.grounding.candidates[:3]
+    assert "director" in result.quotes[0].text

@@ -49,6 +49,7 @@ W_HEAD = ANSWER.w_head
 W_DEFINES = ANSWER.w_defines
 W_PLACE = ANSWER.w_place
 W_FIELD = ANSWER.w_field
+W_SHARED = ANSWER.w_shared
 W_DRAFT_TYPED = ANSWER.w_draft_typed
 W_VERDICT_RULE = ANSWER.w_verdict_rule
 W_PERSON = ANSWER.w_person
@@ -246,6 +247,9 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
         for candidate in pool.values():  # the draft votes for the spans it agrees with
             if candidate.kind != "draft":
                 candidate.prior += vote * _agreement(candidate.text, draft)
+        pair = shared_names(question) if W_SHARED > 0 else None
+        if pair is not None:  # "What occupation do Chris Menges and Aram Avakian share?": "director"
+            _raise_shared(pair, pool, sentences or focused)
         if not actor:  # the role an actor plays is a character, a candelabra or a car: no person typing
             _type_persons(question, pool, kinds.typer_for(embedder))
         if want in ("any", "name") and HEAD_FIT > 0:
@@ -359,17 +363,98 @@ def joined_names(question: str) -> tuple[str, str] | None:
     first, joined, after = rest.partition(" and ")
     if not joined or not first.strip(" ,") or not _is_name(first.strip(" ,").split()):
         return None
-    tokens = re.sub(r"^(?:the\s+)", "", after.strip()).split()
-    second: list[str] = []
+    second = _leading_name(re.sub(r"^(?:the\s+)", "", after.strip()).split())
+    if not second:
+        return None
+    return first.strip(" ,"), second
+
+
+def _leading_name(tokens: list[str]) -> str:
+    """The name the tokens open with ("Aram Avakian" of "Aram Avakian share?"), or ""."""
+    name: list[str] = []
     for position, token in enumerate(tokens):
         # a linking word belongs to the name when a capitalised word comes after the links ("of the")
         following = next((t for t in tokens[position + 1:] if t.lower() not in NAME_LINKS), "")
         if not (_name_word(token) or token.lower() in NAME_LINKS and _name_word(following)):
             break
-        second.append(token)
-    if not second:
+        name.append(token)
+    while name and name[-1].lower() in NAME_LINKS:
+        name.pop()
+    return " ".join(name).rstrip("?.,")
+
+
+_ASKS_SHARED = re.compile(r"^\s*(?:what|which|where|who|when|in what|in which|from what|from which)\b", re.I)
+_NOT_SHARED = re.compile(r"\b(?:between|differ\w*|older|younger|first|more|less|larger|smaller|higher|lower)\b",
+                         re.I)
+
+
+def shared_names(question: str) -> tuple[str, str] | None:
+    """The two names a wh-question joins with "and" and asks one thing of ("What occupation do
+    Chris Menges and Aram Avakian share?", "Where are Teide National Park and Garajonay National
+    Park located?"): its answer is said about each of them. None for other questions, and for
+    those that set the two apart ("between", "older", "first")."""
+    core = spans.question_core(question)
+    if not _ASKS_SHARED.match(core) or _NOT_SHARED.search(core):
         return None
-    return first.strip(" ,"), " ".join(second).rstrip("?.,")
+    before, joined, after = core.partition(" and ")
+    if not joined or " and " in after:
+        return None
+    tokens = before.split()[1:]  # never the question word itself
+    first = _leading_name(list(reversed(tokens)))  # read backwards from "and"
+    second = _leading_name(re.sub(r"^(?:the\s+)", "", after.strip()).split())
+    opening = [t.lower() for t in tokens[:len(tokens) - len(first.split())]]
+    while opening and opening[-1] in ("both", "the"):
+        opening.pop()
+    # the two names are what the question asks about ("do A and B share"), not a title
+    # inside it ("the film Kiss and Tell"); a year is not a name
+    if not first or not second or not opening or opening[-1] not in _AUXILIARIES:
+        return None
+    if any(not re.search(r"[A-Za-z]{2}", name) for name in (first, second)):
+        return None
+    return " ".join(reversed(first.split())), second
+
+
+_AUXILIARIES = {"do", "does", "did", "are", "were", "is", "was", "have", "has", "had"}
+
+
+def _raise_shared(pair: tuple[str, str], pool: dict[str, _Candidate], context: list[focus.Sentence]) -> None:
+    """A span said word for word of each of the two names gains W_SHARED: what both are ("English
+    cinematographer and film director", "Armenian-American film editor and director": director).
+    What a sentence says of a name is what follows it in a sentence that opens with it, less the
+    brackets before the verb ("(Spanish: Parque nacional del Teide)", "(born 1940)"): those gloss
+    the name. Spans holding a word of either name gain nothing ("National Park")."""
+    said_of = []
+    for name, other in (pair, pair[::-1]):
+        own = set(words(name)) - set(words(other)) - STOPWORDS  # "Teide", not "National Park"
+        said_of.append([f" {' '.join(words(rest))} " for s in context if (rest := _said_of(own, s.text))])
+    if not all(said_of):
+        return
+    named = {w for name in pair for w in words(name)}
+    for candidate in pool.values():
+        said = words(candidate.text)
+        if candidate.kind in ("yesno", "option", "none") or not set(said) - STOPWORDS or named & set(said):
+            continue
+        needle = f" {' '.join(said)} "
+        if all(any(needle in text for text in texts) for texts in said_of):
+            candidate.prior += W_SHARED
+
+
+_OPENING_WORDS = 3  # a sentence opens with a name when one of its words is among the first three
+_PREDICATE = re.compile(r"\b(?:is|was|are|were|has|had)\b")
+
+
+def _said_of(own: set[str], sentence: str) -> str:
+    """What a sentence that opens with a name (its words `own`) says of it, or ""."""
+    found = [m for m in re.finditer(r"[^\W_]+", sentence) if m.group().lower() in own]
+    if not own or not found or len(found) < len(own) / 2:
+        return ""
+    if len(re.findall(r"[^\W_]+", sentence[:found[0].start()])) >= _OPENING_WORDS:
+        return ""
+    rest = sentence[found[-1].end():]
+    verb = _PREDICATE.search(rest)
+    if verb is None:
+        return ""
+    return re.sub(r"\([^)]*\)", " ", rest[:verb.start()]) + rest[verb.start():]
 
 
 # Words that frame what the question asks of each name rather than say it: "described as a

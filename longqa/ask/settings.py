@@ -259,6 +259,9 @@ class AnswerSettings:
     w_field: float = tunable(
         0.5, "a labelled field whose label names what the question asks ('Judge term length | Life tenure', "
         "ask/fields.py): its value's prior is the best other prior plus this", SPOT)
+    w_shared: float = tunable(
+        1.0, "bonus of a span said word for word about each of two names a question joins ('What occupation "
+        "do Chris Menges and Aram Avakian share?': director)", SPOT)
     w_place: float = tunable(
         0.3, "bonus of a name a 'where' question gets after 'in', 'at', 'from' ('formed in Leyton')", SPOT)
     w_person: float = tunable(
