@@ -384,6 +384,12 @@ def test_a_quantity_question_prefers_the_measure_it_names():
     assert cost["$41 million"] == 1.0 and cost["12%"] == -1.0 and cost["2,913,123"] == 0.0
     assert fit("How far is the airport from Wichita?")["213,100 km"] == 1.0
     assert set(fit("How many runways does it have?").values()) == {0.0}  # counts() reads "how many X"
+    # an infobox gives the area in square miles: an area, not a count nor a length
+    box = "Area Ranked 15th Total 82,278 sq mi (213,100 km) Population Ranked 35th Total 2,913,123 (2017 est.)"
+    areas = {c.text: c for c in spans.candidates(box) if c.kind == "quantity"}
+    assert spans.measures(areas["82,278 sq mi"], "count") == -1.0 and spans.measures(areas["2,913,123"], "count") == 1.0
+    three = next(c for c in spans.candidates("a park of 3,400 square miles") if c.kind == "quantity")
+    assert spans.measures(three, "area") == 1.0 and spans.measures(three, "length") == -1.0
 
 
 def test_who_plays_questions_prefer_the_name_cast_in_the_role():

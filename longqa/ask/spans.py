@@ -30,7 +30,7 @@ _UNITS = (r"(?:%|percent|per cent|percentage points?|basis points|bps|hours?|hrs
           r"pounds?|lbs?|litres?|liters?|l|ml|gallons?|(?:kilo|mega|giga)?watt[- ]hours?|(?:kilo|mega|giga)?watts?|"
           r"kwh|mwh|gwh|kw|mw|gw|w|volts?|v|bar|psi|"
           r"°c|°f|degrees?|people|employees|staff|users|customers|shares|units|stores|members|pages|"
-          r"mg/l|m3|m³|cubic met(?:er|re)s?|megalitres?|ml/d|acres?|hectares?|sq\.? ?ft|square (?:feet|met(?:er|re)s))")
+          r"mg/l|m3|m³|cubic met(?:er|re)s?|megalitres?|ml/d|acres?|hectares?|sq\.? ?(?:ft|mi|km)|km2|km²|square (?:feet|met(?:er|re)s|miles|kilomet(?:er|re)s))")
 _SCALE = r"(?:thousand|million|billion|trillion|mn|bn|m|k|b)"
 _QUANTITY = re.compile(
     rf"(?:\b(?:about|approximately|around|roughly|nearly|almost|over|under|up to|at least|at most|"
@@ -349,9 +349,10 @@ def counts(span: Span, noun: str | None) -> float:
 # What a quantity measures, from its unit; and what a question asks to be measured, from the words
 # that name the measure unambiguously ("population" is a count, "how far" a length; "growth" or
 # "rate" could be a percentage or an amount, so they name none).
-_MEASURES = {
+_MEASURES = {  # area before length: "square miles" is an area
+    "area": re.compile(r"(?:\b(?:acres?|hectares?|sq\.? ?(?:ft|mi|km)|square (?:feet|met(?:er|re)s|miles|kilomet(?:er|re)s)|km2)|"
+                      r"km²)$", re.I),
     "length": re.compile(r"\b(?:km|kilomet(?:er|re)s?|met(?:er|re)s?|m|cm|mm|miles?|feet|foot|ft|inch(?:es)?)$", re.I),
-    "area": re.compile(r"\b(?:acres?|hectares?|sq\.? ?ft|square (?:feet|met(?:er|re)s|miles|kilomet(?:er|re)s)|km2|km²)$", re.I),
     "mass": re.compile(r"\b(?:kg|kilograms?|grams?|g|tonnes?|tons?|pounds?|lbs?)$", re.I),
     "percent": re.compile(r"(?:%|\bpercent|\bper cent|\bpercentage points?|\bbasis points|\bbps)$", re.I),
     "money": re.compile(r"[$€£¥]"),
