@@ -522,7 +522,9 @@ def test_a_month_alone_is_a_month_not_a_name():
     ("Who is the spouse of the director of the film?", 1), ("With whom did she record it?", 1),
     ("Which actress played the lead?", 1), ("Where did the band form?", -1),
     ("What movie stars the producer of the film?", -1), ("What is the name of the woman who founded it?", 1),
-    ("What did the woman who founded it study?", 0), ("How many people live there?", 0)])
+    ("What did the woman who founded it study?", -1), ("How many people live there?", 0),
+    ("What government position was held by the woman who played her?", -1),
+    ("What was the woman who founded it known for?", 0)])
 def test_which_questions_ask_for_a_person(question, sign):
     assert kinds.asks_person(question) == sign
 

@@ -34,7 +34,7 @@ PROTOTYPES = {
     "work": ["The Great Gatsby", "Star Wars", "Hey Jude", "Abbey Road", "Hamlet", "The Simpsons",
              "Nature", "Pride and Prejudice", "Breaking Bad", "Thriller", "Gone with the Wind",
              "The New York Times"],
-    "other": ["American", "Protestant Christian", "Supreme Court", "National Park", "Vice President",
+    "other": ["American", "Buddhist", "Supreme Court", "National Park", "Prime Minister",
               "World War II", "Christmas", "English", "Roman Catholic", "Olympic Games", "Renaissance",
               "Internet"],
 }
@@ -53,7 +53,11 @@ _ASKS_THING = re.compile(
     r"^\s*(?:in |at |from |to |on )?(?:which|what) (?:city|town|village|country|state|county|province|"
     r"region|continent|island|river|lake|mountain|place|company|organi[sz]ation|team|club|band|"
     r"university|school|film|movie|album|song|book|novel|series|show|newspaper|magazine|league|"
-    r"conference|party|treaty|war|body of water)\b", re.I)
+    r"conference|party|treaty|war|body of water)\b|"
+    # a post, a trade, a belief: "what government position was held by ...", "what did he base it on"
+    r"^\s*(?:in |at |from |to |on )?(?:which|what) (?:[a-z-]+ ){0,2}(?:position|office|title|occupation|"
+    r"profession|job|religion|genre|language|nationality|ethnicity|award|prize|sport|instrument)s?\b|"
+    r"^\s*what (?:did|does|do)\b", re.I)
 
 
 def asks_person(question: str) -> int:
