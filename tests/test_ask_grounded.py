@@ -717,3 +717,13 @@ def test_what_two_joined_names_share_is_said_of_each(tmp_path):
     result = make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0).answer(question)
     assert result.answer.startswith("director ["), result.grounding.candidates[:3]
     assert "director" in result.quotes[0].text
+
+
+def test_which_country_passes_over_a_nationality_said_of_someone():
+    question = "Which country was the father of Anna Holm from?"
+    sentence = "Her father was the French nobleman Carl Holm, who was born in Sweden and served the Chinese court."
+    marked = {c.text for c in spans.candidates(sentence) if spans.nationality(c, sentence, question)}
+    assert marked == {"French", "Chinese"}
+    assert not [c for c in spans.candidates(sentence) if spans.nationality(c, sentence, "Who was her father?")]
+    assert not [c for c in spans.candidates("Japan became a member.") if spans.nationality(c, "Japan became a member.",
+                                                                                            question)]

@@ -217,6 +217,8 @@ def choose_short(generator, question: str, focused: list[focus.Sentence], prompt
                 prior = sentence.score / best_score + W_FIT * spans.fits(span, want)
                 if spans.placed(span, sentence.text, question):
                     prior += W_PLACE
+                if spans.nationality(span, sentence.text, question):  # "which country": not "French"
+                    prior -= W_HEAD
                 prior += W_HEAD * spans.range_side(span, sentence.text, end)  # stops at 3 a.m., not 7
                 if spans.repeats_question(span, question) or _is_bridge(span.text, bridge_words):
                     prior -= W_REPEAT

@@ -487,6 +487,27 @@ def placed(span: Span, sentence: str, question: str) -> bool:
             and bool(_LOCATIVE_BEFORE.search(sentence[max(0, span.start - 24):span.start])))
 
 
+_ASKS_COUNTRY = re.compile(r"\b(?:which|what)\s+(?:country|nation)\b", re.I)
+_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:ish|ese|an|ic|ch|i)$")  # French, Swedish, Chinese, Mexican, Iraqi
+_NEXT_WORD = re.compile(r"^[\s-]+([a-z][a-z-]*)")
+
+
+def nationality(span: Span, sentence: str, question: str) -> bool:
+    """For a "which country" question, a nationality said of someone ("a French nobleman", "the
+    Swedish-born diplomat"): the word is shaped like one and goes before a noun; the country
+    itself is another span ("in Sweden")."""
+    if span.kind != "name" or not _ASKS_COUNTRY.search(question) or not _DEMONYM.match(span.text):
+        return False
+    after = _NEXT_WORD.match(sentence[span.end:])
+    word = after.group(1) if after else ""
+    return bool(word) and word not in STOPWORDS and word not in _VERBS and not word.endswith(("ed", "s"))
+
+
+# verbs a country's name goes before ("Japan became", "Iran won"), which "-ed" and "-s" miss
+_VERBS = {"became", "become", "won", "lost", "left", "took", "sent", "began", "fought", "made", "gave", "held",
+          "beat", "ran", "came", "went", "got", "kept", "led", "paid", "sold", "bought", "built", "saw", "had"}
+
+
 _ASKS_END = re.compile(r"\b(?:stops?|stopped|ends?|ended|close[sd]?|closing|finish(?:es|ed)?|until|latest|"
                        r"last call|cut[- ]?off)\b", re.I)
 _ASKS_START = re.compile(r"\b(?:starts?|started|begins?|began|opens?|opened|opening|earliest)\b", re.I)
