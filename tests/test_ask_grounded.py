@@ -401,6 +401,10 @@ def test_who_plays_questions_prefer_the_name_cast_in_the_role():
         assert cast == [actor], (sentence, cast)
     lead = "Neil Patrick Harris portrays Count Olaf in the series ."
     assert not [c.text for c in spans.candidates(lead) if spans.casts(c, lead, role)]
+    # a role asked as someone's relation: the cast line must say both words of it
+    sister = spans.asked_role("who played marty's sister in back to the future")
+    cast_list = "Michael J. Fox as Marty McFly , a teenager . Wendie Jo Sperber as Linda McFly , Marty 's older sister ."
+    assert [c.text for c in spans.candidates(cast_list) if spans.casts(c, cast_list, sister)] == ["Wendie Jo Sperber"]
 
 
 def _planned(tmp_path, doc: str, question: str, qtype: str = "multi-bridge", scope: float = 0.2):

@@ -402,9 +402,20 @@ _CAST_BEFORE = re.compile(r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*,?\s+(?:is|was|
 
 
 def asked_role(question: str) -> set[str]:
-    """For "who plays Charles in ...", the words that may name the role (lower case); empty for
-    other questions."""
-    return _asked_words(_ASKS_ACTOR, question)
+    """For "who plays Charles in ...", the words that may name the role (lower case); for a
+    relation ("who played marty's sister in back to the future") its two words and ROLE_OF;
+    empty for other questions."""
+    match = _ASKS_ACTOR.search(question)
+    if match is None:
+        return set()
+    relation = _RELATION.match(match.group(1))
+    if relation:  # "marty's sister": the two words, marked
+        return {relation.group(1).lower(), relation.group(2).lower(), ROLE_OF}
+    return {w for w in words(match.group(1)) if w not in STOPWORDS}
+
+
+ROLE_OF = "'s"  # marks a role asked as someone's relation; never a word of a sentence
+_RELATION = re.compile(r"(?:the\s+)?([\w-]+)['’]s\s+([\w-]+)", re.I)
 
 
 # "who does Ewan McGregor play in Beauty and the Beast", "what role did X play"
@@ -436,10 +447,19 @@ def cast_as(span: Span, sentence: str, actor: set[str]) -> bool:
 
 def casts(span: Span, sentence: str, role: set[str]) -> bool:
     """The sentence casts the span in the asked role: "Rhys Darby as Charles", "Dan Stevens plays
-    the Beast", "Charles is played by Rhys Darby"."""
+    the Beast", "Charles is played by Rhys Darby". A role asked as someone's relation ("marty's
+    sister": `role` holds the ROLE_OF marker) needs both words in what the cast line says of the
+    span: "Wendie Jo Sperber as Linda McFly , Marty 's older sister", not "Michael J. Fox as Marty
+    McFly"."""
     if not role or span.kind != "name" or span.start < 0:
         return False
-    return bool(_named_around(span, sentence, _CAST_BEFORE, _CAST_AFTER) & role)
+    if ROLE_OF not in role:
+        return bool(_named_around(span, sentence, _CAST_BEFORE, _CAST_AFTER) & role)
+    line = _CAST_LINE.match(sentence, span.end)
+    return bool(line) and role - {ROLE_OF} <= set(words(line.group(1)))
+
+
+_CAST_LINE = re.compile(r"\s*,?\s+(?:as|plays|played|portrays|portrayed|voices|voiced)\s+([^.;()\n]{1,80})", re.I)
 
 
 def _named_around(span: Span, sentence: str, before: re.Pattern, after: re.Pattern) -> set[str]:
