@@ -149,3 +149,21 @@ def test_a_leaf_opening_mid_sentence_brings_the_leaf_before(tmp_path, db_path):
     budget = leaf_tokens(middle) + leaf_tokens(last)
     assert select([root], scores, budget).leaf_ids == {last.id}  # 285 tokens: over the default cap
     assert select([root], scores, budget, continuation=300).leaf_ids == {middle.id, last.id}
+
+
+def test_a_paragraph_the_context_holds_already_is_not_taken_again(tmp_path):
+    # Corpora repeat paragraphs (two pages listing the same host cities): the second copy would
+    # spend the budget on nothing new, so the next best new paragraph is taken instead.
+    listing = ("This is a list of host cities of the Olympic Games, both summer and winter, since the modern "
+               "Olympics began in 1896. Since then, summer games have usually been held every four years.")
+    db = build_store(tmp_path / "dup.db", {
+        "hosts.md": f"# Host cities\n\n{listing}\n",
+        "hosts_copy.md": f"# Host cities of the Games\n\n{listing.replace('This is', 'Below is')}\n",
+        "beijing.md": "# Beijing\n\nThe 2022 Winter Olympics were held in Beijing, which fell on June 6, 1644.\n",
+    }, tmp_path)
+    roots = [load_tree(db, doc_id) for doc_id in (1, 2, 3)]
+    first, copy, new = ([n for n in walk(root) if n.is_leaf][0] for root in roots)
+    scores = score_trees(roots, {first.id: 0.9, copy.id: 0.85, new.id: 0.5}, {}, 0.0)
+    budget = leaf_tokens(first) + max(leaf_tokens(copy), leaf_tokens(new))
+    assert select(roots, scores, budget).leaf_ids == {first.id, new.id}
+    assert select(roots, scores, budget, duplicate_share=0).leaf_ids == {first.id, copy.id}

@@ -133,7 +133,8 @@ class Planner:
             # right after its best pick (its later picks would leave them no room)
             picks = picks[:1] + self._spread(roots, scored, picks[:1]) + picks[1:]
         tick = time.perf_counter()
-        selection = select(roots, scored, budget, s.fill_floor, forced=picks, continuation=s.continuation_tokens)
+        selection = select(roots, scored, budget, s.fill_floor, forced=picks, continuation=s.continuation_tokens,
+                           duplicate_share=s.duplicate_share)
         timings["refine"] = time.perf_counter() - tick
         return selection, documents
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from longqa import tokens
+from longqa.retrieve.terms import words
 from longqa.ask.settings import DEFAULT
 from longqa.tree_types import Node, walk
 
@@ -82,20 +83,24 @@ def score_trees(
 
 
 def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = DEFAULT.fill_floor,
-           forced: list[Node] = (), continuation: int = DEFAULT.continuation_tokens) -> Selection:
+           forced: list[Node] = (), continuation: int = DEFAULT.continuation_tokens,
+           duplicate_share: float = DEFAULT.duplicate_share) -> Selection:
     """Greedy budgeted selection with parent => children and all-children => parent closure.
 
     `forced` nodes (the search loop's picks, in pick order) are taken first; the rest of the
     budget is filled best score first. Nodes under `min_relative` x the best score are never
     used to fill: barely related text only slows the generator's prefill down. A taken leaf that
     stops mid-sentence brings the next leaf of its document right away, and one that opens
-    mid-sentence the leaf before, when that costs at most `continuation` tokens (0: off).
+    mid-sentence the leaf before, when that costs at most `continuation` tokens (0: off). A node
+    whose new leaves all repeat text already taken (`duplicate_share` of their word trigrams) is
+    passed over: the budget goes to text the context does not hold yet.
     """
     parent_of = {child.id: node for root in roots for node in walk(root) for child in node.children}
     next_leaf, previous_leaf = _neighbour_leaves(roots) if continuation > 0 else ({}, {})
     chosen: set[int] = set()  # nodes inside the selection (selected or covered by a selected parent)
     taken_leaves: set[int] = set()
     used = 0
+    seen = _Trigrams()
     floor = max((s.score for s in scored.values()), default=0.0) * min_relative
     order = sorted(
         (s for s in scored.values() if s.score > 0 and s.score >= floor),
@@ -112,7 +117,10 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         cost = sum(leaf_tokens(leaf) for leaf in new_leaves)
         if used + cost > budget:
             continue
+        if duplicate_share > 0 and new_leaves and all(seen.repeats(leaf.text, duplicate_share) for leaf in new_leaves):
+            continue
         used += cost
+        seen.add(leaf.text for leaf in new_leaves)
         taken_leaves.update(leaf.id for leaf in new_leaves)
         chosen.update(n.id for n in walk(node))
         _close_upward(node, chosen, parent_of)
@@ -133,6 +141,26 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         if n.id in chosen and (n.id not in parent_of or parent_of[n.id].id not in chosen)
     ]
     return Selection(nodes=tops, scores=scored, used=used, budget=budget, leaf_ids=taken_leaves)
+
+
+class _Trigrams:
+    """The word trigrams of the text taken so far, to tell a repeated paragraph from a new one."""
+
+    def __init__(self):
+        self.taken: set[tuple[str, ...]] = set()
+
+    @staticmethod
+    def of(text: str) -> set[tuple[str, ...]]:
+        said = words(text)
+        return {tuple(said[i:i + 3]) for i in range(len(said) - 2)}
+
+    def repeats(self, text: str, share: float) -> bool:
+        own = self.of(text)
+        return bool(own) and len(own & self.taken) >= share * len(own)
+
+    def add(self, texts) -> None:
+        for text in texts:
+            self.taken |= self.of(text)
 
 
 def stops_mid_sentence(text: str) -> bool:

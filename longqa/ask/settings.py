@@ -84,6 +84,11 @@ class SearchSettings:
         "tune-half eval run at 2,000 tokens: answer recall 0.596 -> 0.606 (one infobox value), nothing lost; "
         "500 tokens unchanged")
 
+    duplicate_share: float = tunable(
+        0.6, "a leaf whose word trigrams are at least this share inside a leaf already chosen is not chosen "
+        "again (corpora repeat paragraphs: two copies of one Wikipedia list, a filing's boilerplate; 0: off)",
+        SPOT)
+
     excerpt_below: int = tunable(
         1000, "below this context budget the search fills `excerpt_pool` tokens and the context keeps the "
         "best sentences of it under the budget (ask/excerpt.py; 0: off)",
