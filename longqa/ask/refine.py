@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from longqa import tokens
-from longqa.retrieve.terms import words
 from longqa.ask.settings import DEFAULT
+from longqa.retrieve.terms import words
 from longqa.tree_types import Node, walk
 
 
@@ -117,8 +117,9 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         cost = sum(leaf_tokens(leaf) for leaf in new_leaves)
         if used + cost > budget:
             continue
-        if duplicate_share > 0 and new_leaves and all(seen.repeats(leaf.text, duplicate_share) for leaf in new_leaves):
-            continue
+        if duplicate_share > 0 and new_leaves and all(seen.repeats(leaf.text, duplicate_share)
+                                                         for leaf in new_leaves):
+            continue  # the context holds this text already
         used += cost
         seen.add(leaf.text for leaf in new_leaves)
         taken_leaves.update(leaf.id for leaf in new_leaves)

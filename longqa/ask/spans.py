@@ -30,7 +30,8 @@ _UNITS = (r"(?:%|percent|per cent|percentage points?|basis points|bps|hours?|hrs
           r"pounds?|lbs?|litres?|liters?|l|ml|gallons?|(?:kilo|mega|giga)?watt[- ]hours?|(?:kilo|mega|giga)?watts?|"
           r"kwh|mwh|gwh|kw|mw|gw|w|volts?|v|bar|psi|"
           r"°c|°f|degrees?|people|employees|staff|users|customers|shares|units|stores|members|pages|"
-          r"mg/l|m3|m³|cubic met(?:er|re)s?|megalitres?|ml/d|acres?|hectares?|sq\.? ?(?:ft|mi|km)|km2|km²|square (?:feet|met(?:er|re)s|miles|kilomet(?:er|re)s))")
+          r"mg/l|m3|m³|cubic met(?:er|re)s?|megalitres?|ml/d|acres?|hectares?|sq\.? ?(?:ft|mi|km)|km2|km²|"
+          r"square (?:feet|met(?:er|re)s|miles|kilomet(?:er|re)s))")
 _SCALE = r"(?:thousand|million|billion|trillion|mn|bn|m|k|b)"
 _QUANTITY = re.compile(
     rf"(?:\b(?:about|approximately|around|roughly|nearly|almost|over|under|up to|at least|at most|"
@@ -514,8 +515,8 @@ _NEXT_WORD = re.compile(r"^[\s-]+([a-z][a-z-]*)")
 
 def nationality(span: Span, sentence: str, question: str) -> bool:
     """For a "which country" question, a nationality said of someone ("a French nobleman", "the
-    Swedish-born diplomat"): the word is shaped like one and goes before a noun; the country
-    itself is another span ("in Sweden")."""
+    Chinese court"): the word is shaped like one and goes before a noun; the country itself is
+    another span ("in Sweden")."""
     if span.kind != "name" or not _ASKS_COUNTRY.search(question) or not _DEMONYM.match(span.text):
         return False
     after = _NEXT_WORD.match(sentence[span.end:])
