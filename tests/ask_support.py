@@ -6,6 +6,8 @@ documents; the fake models come from tests/fakes.py.
 
 from __future__ import annotations
 
+import random
+
 from pathlib import Path
 
 from longqa.ingest import Ingestor
@@ -55,6 +57,15 @@ def reactor_handbook() -> str:
 
 
 PAD = "The archive keeps this entry with its catalogue number and shelf mark for later readers. "
+_FILLER = ("archive shelf ledger folio binder drawer cabinet index record volume margin column registry clerk "
+           "stamp seal copy draft annex schedule exhibit page entry note file box tray label").split()
+
+
+def filler(tag: str, count: int = 48) -> str:
+    """Neutral padding of `count` words that no other tag's repeats: distinct paragraphs padded
+    with PAD alone would share most of their word trigrams, and the context passes over repeats."""
+    rng = random.Random(tag)
+    return " ".join(rng.choice(_FILLER) for _ in range(count)) + "."
 
 
 def article(title: str, text: str) -> str:

@@ -13,7 +13,7 @@ from longqa.retrieve.docscore import candidate_documents, document_scores, docum
 from longqa.retrieve.local import local_scores
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import walk
-from tests.ask_support import PAD, article, build_store, films_corpus, reactor_handbook
+from tests.ask_support import PAD, article, build_store, filler, films_corpus, reactor_handbook
 from tests.ask_support import make_pipeline as _make_pipeline
 from tests.fakes import FakeEmbedder, FakeGenerator
 
@@ -370,8 +370,8 @@ def test_router_at_chance_is_not_asked(filing_db):
 # -- spreading over candidate documents the question does not tell apart -------------------------
 def contract(party: str, renewal: str, others: list[str]) -> str:
     """A contract-like document: its renewal clause and other clauses, each a leaf of its own."""
-    clauses = [f"## Renewal\n\n{renewal} {PAD * 3}"] + [f"## Clause {i}\n\n{text} {PAD * 3}"
-                                                      for i, text in enumerate(others, start=1)]
+    clauses = [f"## Renewal\n\n{renewal} {filler(party)}"] + [f"## Clause {i}\n\n{text} {filler(f'{party}{i}')}"
+                                                            for i, text in enumerate(others, start=1)]
     return f"# Supply Agreement of {party}\n\n" + "\n\n".join(clauses) + "\n"
 
 
