@@ -63,7 +63,8 @@ _FILLER = ("archive shelf ledger folio binder drawer cabinet index record volume
 
 def filler(tag: str, count: int = 48) -> str:
     """Neutral padding of `count` words that no other tag's repeats: distinct paragraphs padded
-    with PAD alone would share most of their word trigrams, and the context passes over repeats."""
+    with PAD alone would share most of their word trigrams, and the context passes over repeats
+    (refine.select)."""
     rng = random.Random(tag)
     return " ".join(rng.choice(_FILLER) for _ in range(count)) + "."
 

@@ -13,7 +13,7 @@ from longqa.retrieve.docscore import candidate_documents, document_scores, docum
 from longqa.retrieve.local import local_scores
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import walk
-from tests.ask_support import PAD, article, build_store, filler, films_corpus, reactor_handbook
+from tests.ask_support import article, build_store, filler, films_corpus, reactor_handbook
 from tests.ask_support import make_pipeline as _make_pipeline
 from tests.fakes import FakeEmbedder, FakeGenerator
 
@@ -29,14 +29,14 @@ def filing() -> str:
     """A filing-like document: the best hit announces the figures, the next leaf holds them
     without repeating any word of the question."""
     paragraphs = [
-        ("Overview", "Orion Foods makes frozen meals for grocery chains across three regions. " + PAD * 3),
-        ("Results", "Net revenue reported by Orion Foods for the fiscal year is set out in the next table. " + PAD * 3),
-        ("Results", "4,512 million dollars this year; 3,977 million dollars in the prior period. " + PAD * 3),
-        ("Results", "Segment commentary appears in the management review for each region. " + PAD * 3),
-        ("Results", "Headcount rose in two regions while one plant closed in the north. " + PAD * 3),
-        ("Policies", "Revenue recognition follows the shipment of goods to grocery customers. " + PAD * 3),
-        ("Policies", "Orion Foods records freight costs as cost of sales for every region it serves. " + PAD * 3),
-        ("Risks", "Foods prices and revenue may change with weather and freight costs in a region. " + PAD * 3),
+        ("Overview", "Orion Foods makes frozen meals for grocery chains across three regions. " + filler("p1")),
+        ("Results", "Net revenue reported by Orion Foods for the fiscal year is set out in the next table. " + filler("p2")),
+        ("Results", "4,512 million dollars this year; 3,977 million dollars in the prior period. " + filler("p3")),
+        ("Results", "Segment commentary appears in the management review for each region. " + filler("p4")),
+        ("Results", "Headcount rose in two regions while one plant closed in the north. " + filler("p5")),
+        ("Policies", "Revenue recognition follows the shipment of goods to grocery customers. " + filler("p6")),
+        ("Policies", "Orion Foods records freight costs as cost of sales for every region it serves. " + filler("p7")),
+        ("Risks", "Foods prices and revenue may change with weather and freight costs in a region. " + filler("p8")),
     ]
     text, current = ["# Orion Foods Annual Report\n"], None
     for section, paragraph in paragraphs:
