@@ -117,11 +117,10 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         cost = sum(leaf_tokens(leaf) for leaf in new_leaves)
         if used + cost > budget:
             continue
-        if duplicate_share > 0 and new_leaves and all(seen.repeats(leaf.text, duplicate_share)
-                                                         for leaf in new_leaves):
+        if duplicate_share > 0 and new_leaves and all(seen.repeats(leaf, duplicate_share) for leaf in new_leaves):
             continue  # the context holds this text already
         used += cost
-        seen.add(leaf.text for leaf in new_leaves)
+        seen.add(new_leaves)
         taken_leaves.update(leaf.id for leaf in new_leaves)
         chosen.update(n.id for n in walk(node))
         _close_upward(node, chosen, parent_of)
@@ -145,23 +144,26 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
 
 
 class _Trigrams:
-    """The word trigrams of the text taken so far, to tell a repeated paragraph from a new one."""
+    """The word trigrams of the leaves taken so far, to tell a repeated paragraph from a new one;
+    each leaf's own trigrams are read once."""
 
     def __init__(self):
         self.taken: set[tuple[str, ...]] = set()
+        self._of: dict[int, set[tuple[str, ...]]] = {}
 
-    @staticmethod
-    def of(text: str) -> set[tuple[str, ...]]:
-        said = words(text)
-        return {tuple(said[i:i + 3]) for i in range(len(said) - 2)}
+    def of(self, leaf: Node) -> set[tuple[str, ...]]:
+        if leaf.id not in self._of:
+            said = words(leaf.text)
+            self._of[leaf.id] = {tuple(said[i:i + 3]) for i in range(len(said) - 2)}
+        return self._of[leaf.id]
 
-    def repeats(self, text: str, share: float) -> bool:
-        own = self.of(text)
+    def repeats(self, leaf: Node, share: float) -> bool:
+        own = self.of(leaf)
         return bool(own) and len(own & self.taken) >= share * len(own)
 
-    def add(self, texts) -> None:
-        for text in texts:
-            self.taken |= self.of(text)
+    def add(self, leaves: list[Node]) -> None:
+        for leaf in leaves:
+            self.taken |= self.of(leaf)
 
 
 def stops_mid_sentence(text: str) -> bool:

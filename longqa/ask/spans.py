@@ -398,7 +398,9 @@ def measures(span: Span, measure: str | None) -> float:
 
 _ASKS_ACTOR = re.compile(r"\bwho\s+(?:plays|played|portrays|portrayed|voices|voiced|stars as|starred as)\s+"
                          r"(?:the\s+(?:role|part)\s+of\s+)?(.+)", re.I)
-_CAST_AFTER = re.compile(r"\s*,?\s+(?:as|plays|played|portrays|portrayed|voices|voiced)\s+(?:the\s+)?([\w'’-]+)", re.I)
+_CASTING = r"(?:as|plays|played|portrays|portrayed|voices|voiced)"  # what joins an actor to a role
+_CAST_AFTER = re.compile(rf"\s*,?\s+{_CASTING}\s+(?:the\s+)?([\w'’-]+)", re.I)
+_CAST_LINE = re.compile(rf"\s*,?\s+{_CASTING}\s+([^.;()\n]{{1,80}})", re.I)  # the whole line after it
 _CAST_BEFORE = re.compile(r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*,?\s+(?:is|was|are|were)?\s*(?:played|portrayed|voiced)\s+by\s+$", re.I)
 
 
@@ -407,12 +409,10 @@ def asked_role(question: str) -> set[str]:
     relation ("who played marty's sister in back to the future") its two words and ROLE_OF;
     empty for other questions."""
     match = _ASKS_ACTOR.search(question)
-    if match is None:
-        return set()
-    relation = _RELATION.match(match.group(1))
+    relation = match and _RELATION.match(match.group(1))
     if relation:  # "marty's sister": the two words, marked
         return {relation.group(1).lower(), relation.group(2).lower(), ROLE_OF}
-    return {w for w in words(match.group(1)) if w not in STOPWORDS}
+    return _asked_words(_ASKS_ACTOR, question)
 
 
 ROLE_OF = "'s"  # marks a role asked as someone's relation; never a word of a sentence
@@ -422,7 +422,7 @@ _RELATION = re.compile(r"(?:the\s+)?([\w-]+)['’]s\s+([\w-]+)", re.I)
 # "who does Ewan McGregor play in Beauty and the Beast", "what role did X play"
 _ASKS_ROLE = re.compile(r"\b(?:who|what (?:role|part|character))\s+(?:does|did|do|will)\s+(.+?)\s+(?:play|portray|voice)\b",
                         re.I)
-_ROLE_BEFORE = re.compile(r"((?:[\w'’.-]+\s+){0,3}[\w'’.-]+)\s*,?\s+(?:as|plays|played|portrays|portrayed|voices|voiced)"
+_ROLE_BEFORE = re.compile(rf"((?:[\w'’.-]+\s+){{0,3}}[\w'’.-]+)\s*,?\s+{_CASTING}"
                           r"\s+(?:the\s+)?$", re.I)
 _ROLE_AFTER = re.compile(r"\s*,?\s+(?:is|was)?\s*(?:played|portrayed|voiced)\s+by\s+((?:[\w'’.-]+\s+){0,2}[\w'’.-]+)", re.I)
 
@@ -459,8 +459,6 @@ def casts(span: Span, sentence: str, role: set[str]) -> bool:
     line = _CAST_LINE.match(sentence, span.end)
     return bool(line) and role - {ROLE_OF} <= set(words(line.group(1)))
 
-
-_CAST_LINE = re.compile(r"\s*,?\s+(?:as|plays|played|portrays|portrayed|voices|voiced)\s+([^.;()\n]{1,80})", re.I)
 
 
 def _named_around(span: Span, sentence: str, before: re.Pattern, after: re.Pattern) -> set[str]:
