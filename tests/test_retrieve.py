@@ -186,3 +186,26 @@ def test_store_without_vectors_falls_back_to_bm25(tmp_path, db_path):
     retriever = HybridRetriever(db, FakeEmbedder())
     assert not retriever.uses_dense and "no vectors" in retriever.dense_note
     assert retriever.retrieve("coolant loop").candidates
+
+
+def test_a_caption_is_found_under_its_other_names(tmp_path, db_path):
+    """'revenue' and 'the income statement' find a filing's 'Total net sales' row under
+    'Consolidated Statements of Operations', ahead of a note that says the question's own words."""
+    from longqa.retrieve.equivalents import equivalent_phrases
+
+    db = build_store(db_path, {"filing.md": (
+        "# Annual Report 2017\n\n"
+        "## Revenue Recognition\n\nWe recognize revenue when control passes to the customer. Income "
+        "taxes are presented in Note 9, and other income is shown in its own line of the statement.\n\n"
+        "## Consolidated Statements of Operations\n\nTotal net sales | 177,866 | 135,987\n\n"
+        "Cost of sales | 111,934 | 88,265\n\n"
+        "## Legal Proceedings\n\nThe company is party to several lawsuits arising in the ordinary course.\n"
+    )}, tmp_path)
+    question = "What was the revenue shown in the income statement?"
+    assert "statements of operations" in equivalent_phrases(question)
+    assert "net sales" in equivalent_phrases(question)
+    assert equivalent_phrases("Who wrote Hamlet?") == []
+    best = bm25.search(db, question)[0]
+    text = db.execute("SELECT text FROM nodes WHERE id = ?", [best.node_id]).fetchone()[0]
+    assert text.startswith("Total net sales")
+    assert fts_match("SG&A in the balance sheet").count('"selling general and administrative"') == 1

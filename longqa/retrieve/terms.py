@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from longqa.retrieve.equivalents import equivalent_phrases
+
 # Function words plus the scaffolding of questions ("what was the ..."). They carry no topic, and
 # leaving them out keeps BM25 from ranking passages by how often they say "the".
 STOPWORDS = frozenset(
@@ -54,9 +56,11 @@ def content_terms(text: str) -> list[str]:
 
 
 def fts_match(text: str, max_terms: int = 32) -> str | None:
-    """An FTS5 MATCH expression that ORs the quoted content terms of `text`; None if it has none."""
+    """An FTS5 MATCH expression that ORs the quoted content terms of `text` and the other names of
+    the financial captions it says (equivalents.py); None if it has no content term."""
     terms = content_terms(text)[:max_terms]
     if not terms:
         return None
-    # A term is letters and digits only, so it needs no escaping inside double quotes.
-    return " OR ".join(f'"{term}"' for term in terms)
+    # A term is letters and digits only, so it needs no escaping inside double quotes; so is each
+    # word of an equivalent caption, which FTS5 reads as a phrase ("statements of operations").
+    return " OR ".join(f'"{term}"' for term in terms + equivalent_phrases(text))
