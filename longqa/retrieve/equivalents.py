@@ -19,15 +19,16 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as terms.words, which imports this
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text.replace("&", ""))]  # "SG&A" -> "sga"
 
+
+# One name per stem is enough: FTS5's porter stemmer reads "statement" and "statements" alike.
 GROUPS: tuple[tuple[str, ...], ...] = (
-    ("income statement", "statement of income", "statements of income", "statement of operations",
-     "statements of operations", "statement of earnings", "statements of earnings", "profit and loss"),
-    ("balance sheet", "statement of financial position", "statements of financial position",
-     "statement of condition"),
-    ("cash flow statement", "statement of cash flows", "statements of cash flows"),
+    ("income statement", "statement of income", "statement of operations", "statement of earnings",
+     "profit and loss"),
+    ("balance sheet", "statement of financial position", "statement of condition"),
+    ("cash flow statement", "statement of cash flows"),
     ("revenue", "net sales", "total net sales", "net revenues", "sales to customers"),
     ("net income", "net earnings", "net profit"),
-    ("capex", "capital expenditure", "capital expenditures", "purchases of property and equipment",
+    ("capex", "capital expenditure", "purchases of property and equipment",
      "payments for property plant and equipment"),
     ("sg&a", "selling general and administrative"),
     ("eps", "earnings per share"),
@@ -39,17 +40,27 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 
+def _stem(said: list[str]) -> str:
+    """Words joined with a plural "s" dropped: "net revenues" is said by a question that says
+    "net revenue" (adding it would only count the question's own words twice)."""
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in said)
+
+
 _PHRASES = [[_words(name) for name in group] for group in GROUPS]
 
 
 def equivalent_phrases(text: str) -> list[str]:
     """The other names of every caption `text` says, each as a space-joined phrase of word tokens,
     in group order; [] when it says none."""
-    said = _words(text)
-    joined = f" {' '.join(said)} "
+    joined = f" {_stem(_words(text))} "
     out: list[str] = []
+    stems: set[str] = set()  # "cost of revenue" is added once, though two groups name it
     for phrases in _PHRASES:
-        present = [p for p in phrases if p and f" {' '.join(p)} " in joined]
-        if present:
-            out += [" ".join(p) for p in phrases if p not in present and " ".join(p) not in out]
+        said = [f" {_stem(p)} " in joined for p in phrases]
+        if not any(said):
+            continue
+        for phrase, is_said in zip(phrases, said):
+            if not is_said and _stem(phrase) not in stems:
+                stems.add(_stem(phrase))
+                out.append(" ".join(phrase))
     return out
