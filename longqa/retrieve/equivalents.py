@@ -54,13 +54,8 @@ def equivalent_phrases(text: str) -> list[str]:
     in group order; [] when it says none."""
     joined = f" {_stem(_words(text))} "
     out: list[str] = []
-    stems: set[str] = set()  # "cost of revenue" is added once, though two groups name it
     for phrases in _PHRASES:
         said = [f" {_stem(p)} " in joined for p in phrases]
-        if not any(said):
-            continue
-        for phrase, is_said in zip(phrases, said):
-            if not is_said and _stem(phrase) not in stems:
-                stems.add(_stem(phrase))
-                out.append(" ".join(phrase))
+        if any(said):
+            out += [" ".join(p) for p, is_said in zip(phrases, said) if not is_said]
     return out

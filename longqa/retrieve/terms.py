@@ -62,5 +62,5 @@ def fts_match(text: str, max_terms: int = 32) -> str | None:
     if not terms:
         return None
     # A term is letters and digits only, so it needs no escaping inside double quotes; so is each
-    # word of an equivalent caption, which FTS5 reads as a phrase ("statements of operations").
+    # word of an equivalent caption, which FTS5 reads as a phrase ("statement of operations").
     return " OR ".join(f'"{term}"' for term in terms + equivalent_phrases(text))
