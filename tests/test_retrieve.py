@@ -211,3 +211,7 @@ def test_a_caption_is_found_under_its_other_names(tmp_path, db_path):
     text = db.execute("SELECT text FROM nodes WHERE id = ?", [best.node_id]).fetchone()[0]
     assert text.startswith("Total net sales")
     assert fts_match("SG&A in the balance sheet").count('"selling general and administrative"') == 1
+    # one name per stem (FTS5 reads "statement" and "statements" alike), so nothing is added twice
+    from longqa.retrieve.equivalents import _PHRASES, _stem
+    stems = [_stem(phrase) for group in _PHRASES for phrase in group]
+    assert len(stems) == len(set(stems))
