@@ -37,6 +37,11 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("operating income", "operating profit", "income from operations"),
     ("gross margin", "gross profit"),
     ("d&a", "depreciation and amortization"),
+    ("operating cash flow", "cash flow from operations", "cash provided by operating activities",
+     "cash from operating activities"),
+    ("share buyback", "share repurchase", "stock repurchase", "repurchase of common stock"),
+    ("r&d", "research and development"),
+    ("pp&e", "property plant and equipment", "property and equipment"),
 )
 
 
