@@ -7,7 +7,6 @@ documents; the fake models come from tests/fakes.py.
 from __future__ import annotations
 
 import random
-
 from pathlib import Path
 
 from longqa.ingest import Ingestor

@@ -5,6 +5,7 @@ import pytest
 from longqa.retrieve import bm25, dense
 from longqa.retrieve.bm25 import Hit
 from longqa.retrieve.docnames import name_scores, name_terms
+from longqa.retrieve.equivalents import _PHRASES, _stem, equivalent_phrases
 from longqa.retrieve.fusion import fuse, min_max, weights
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.retrieve.terms import content_terms, fts_match
@@ -191,8 +192,6 @@ def test_store_without_vectors_falls_back_to_bm25(tmp_path, db_path):
 def test_a_caption_is_found_under_its_other_names(tmp_path, db_path):
     """'revenue' and 'the income statement' find a filing's 'Total net sales' row under
     'Consolidated Statements of Operations', ahead of a note that says the question's own words."""
-    from longqa.retrieve.equivalents import equivalent_phrases
-
     db = build_store(db_path, {"filing.md": (
         "# Annual Report 2017\n\n"
         "## Revenue Recognition\n\nWe recognize revenue when control of a product passes to the "
@@ -212,6 +211,5 @@ def test_a_caption_is_found_under_its_other_names(tmp_path, db_path):
     assert text.startswith("Total net sales")
     assert fts_match("SG&A in the balance sheet").count('"selling general and administrative"') == 1
     # one name per stem (FTS5 reads "statement" and "statements" alike), so nothing is added twice
-    from longqa.retrieve.equivalents import _PHRASES, _stem
     stems = [_stem(phrase) for group in _PHRASES for phrase in group]
     assert len(stems) == len(set(stems))

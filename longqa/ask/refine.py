@@ -120,7 +120,8 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         if duplicate_share > 0 and new_leaves and all(seen.repeats(leaf, duplicate_share) for leaf in new_leaves):
             continue  # the context holds this text already
         used += cost
-        seen.add(new_leaves)
+        if duplicate_share > 0:
+            seen.add(new_leaves)
         taken_leaves.update(leaf.id for leaf in new_leaves)
         chosen.update(n.id for n in walk(node))
         _close_upward(node, chosen, parent_of)

@@ -404,6 +404,10 @@ _CAST_LINE = re.compile(rf"\s*,?\s+{_CASTING}\s+([^.;()\n]{{1,80}})", re.I)  # t
 _CAST_BEFORE = re.compile(r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*,?\s+(?:is|was|are|were)?\s*(?:played|portrayed|voiced)\s+by\s+$", re.I)
 
 
+ROLE_OF = "'s"  # marks a role asked as someone's relation; never a word of a sentence
+_RELATION = re.compile(r"(?:the\s+)?([\w-]+)['’]s\s+([\w-]+)", re.I)
+
+
 def asked_role(question: str) -> set[str]:
     """For "who plays Charles in ...", the words that may name the role (lower case); for a
     relation ("who played marty's sister in back to the future") its two words and ROLE_OF;
@@ -413,10 +417,6 @@ def asked_role(question: str) -> set[str]:
     if relation:  # "marty's sister": the two words, marked
         return {relation.group(1).lower(), relation.group(2).lower(), ROLE_OF}
     return _asked_words(_ASKS_ACTOR, question)
-
-
-ROLE_OF = "'s"  # marks a role asked as someone's relation; never a word of a sentence
-_RELATION = re.compile(r"(?:the\s+)?([\w-]+)['’]s\s+([\w-]+)", re.I)
 
 
 # "who does Ewan McGregor play in Beauty and the Beast", "what role did X play"
@@ -458,7 +458,6 @@ def casts(span: Span, sentence: str, role: set[str]) -> bool:
         return bool(_named_around(span, sentence, _CAST_BEFORE, _CAST_AFTER) & role)
     line = _CAST_LINE.match(sentence, span.end)
     return bool(line) and role - {ROLE_OF} <= set(words(line.group(1)))
-
 
 
 def _named_around(span: Span, sentence: str, before: re.Pattern, after: re.Pattern) -> set[str]:
