@@ -4,7 +4,8 @@ import pytest
 
 from longqa import tokens
 from longqa.ask.context import build_passages, render
-from longqa.ask.refine import leaf_tokens, score_trees, select, select_flat, starts_mid_sentence, stops_mid_sentence
+from longqa.ask.refine import (announces_next, leaf_tokens, score_trees, select, select_flat, starts_mid_sentence,
+                               stops_mid_sentence)
 from longqa.ingest import Ingestor
 from longqa.store import open_db
 from longqa.store.documents import document_labels
@@ -149,6 +150,41 @@ def test_a_leaf_opening_mid_sentence_brings_the_leaf_before(tmp_path, db_path):
     budget = leaf_tokens(middle) + leaf_tokens(last)
     assert select([root], scores, budget).leaf_ids == {last.id}  # 285 tokens: over the default cap
     assert select([root], scores, budget, continuation=300).leaf_ids == {middle.id, last.id}
+
+
+def test_a_caption_brings_its_table_from_the_same_page(tmp_path, db_path):
+    # A filing's statement caption ends on its units line; chosen alone it answers nothing (MGM's
+    # "SUPPLEMENTAL DATA - ADJUSTED PROPERTY EBITDAR (In thousands)" without the EBITDAR rows).
+    regions = ["Las Vegas Strip Resorts", "Regional Operations", "MGM China", "Management and other"]
+    rows = [P(" ".join(f"{region} Adjusted Property EBITDAR quarter {k} | {877052 + 1000 * k + j} | {698739 + j} |"
+                       for j, region in enumerate(regions * 3 + regions[:1]))) for k in range(3)]
+    caption = "MGM RESORTS INTERNATIONAL SUPPLEMENTAL DATA - ADJUSTED PROPERTY EBITDAR (In thousands) (Unaudited)"
+    path = make_pdf(tmp_path / "mgm.pdf", [[H("Results"), P("Net revenues rose in the year. " * 30)],
+                                          [P(caption), *rows],
+                                          [P("Liquidity remained strong through the year. " * 30)]])
+    db = open_db(db_path)
+    assert Ingestor(db=db, embedder=FakeEmbedder()).ingest(path).status == "added"
+    root = load_tree(db, 1)
+    leaves = [n for n in walk(root) if n.is_leaf]
+    title, table, later = leaves[1], leaves[2:5], leaves[5]
+    assert announces_next(title.text) and [n.page_start for n in table] == [2, 2, 2] and later.page_start == 3
+    scores = score_trees([root], {title.id: 0.9, later.id: 0.5}, {}, 0.0)
+    budget = leaf_tokens(title) + leaf_tokens(table[0])
+    assert select([root], scores, budget).leaf_ids == {title.id, table[0].id}
+    assert select([root], scores, budget, caption=0).leaf_ids == {title.id, later.id}  # off: the caption alone
+    # with room for the whole table it comes whole, and stops at the page's end
+    everything = leaf_tokens(title) + sum(map(leaf_tokens, table)) + leaf_tokens(later)
+    assert select([root], scores, everything, caption=2000).leaf_ids == {title.id, *(n.id for n in table), later.id}
+    assert select([root], scores, everything - leaf_tokens(later), caption=2000).leaf_ids == \
+        {title.id, *(n.id for n in table)}
+
+
+def test_what_announces_the_next_leaf():
+    assert announces_next("Selected financial data for the Domestic segment was as follows ($ in millions):")
+    assert announces_next("CONSOLIDATED STATEMENTS OF OPERATIONS\n(In thousands, except per share data)")
+    assert announces_next("SUPPLEMENTAL DATA\n\n(In thousands)\n\n(Unaudited)")
+    assert not announces_next("Revenue grew 12% (in millions of units sold) last year.")
+    assert not announces_next("Net revenues | 13,127,485 | 9,680,140")
 
 
 def test_a_paragraph_the_context_holds_already_is_not_taken_again(tmp_path):

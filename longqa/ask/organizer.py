@@ -134,7 +134,7 @@ class Planner:
             picks = picks[:1] + self._spread(roots, scored, picks[:1]) + picks[1:]
         tick = time.perf_counter()
         selection = select(roots, scored, budget, s.fill_floor, forced=picks, continuation=s.continuation_tokens,
-                           duplicate_share=s.duplicate_share)
+                           duplicate_share=s.duplicate_share, caption=s.caption_tokens)
         timings["refine"] = time.perf_counter() - tick
         return selection, documents
 

@@ -12,11 +12,14 @@ greedily under a token budget.
 - Continuation: a leaf whose text stops inside a sentence (a long PDF paragraph cut at the leaf
   size, an infobox cut between its label and its value) brings the leaf after it when that one
   is short, so the context never ends on "Judge term length" with "Life tenure" left out; a leaf
-  that opens inside a sentence brings the leaf before it.
+  that opens inside a sentence brings the leaf before it. A leaf that announces what follows (a
+  statement's caption ending on "(In thousands)", a line ending on a colon) brings the rest of its
+  page after it, so the caption of an EBITDAR table never comes without the table.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from longqa import tokens
@@ -84,19 +87,21 @@ def score_trees(
 
 def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = DEFAULT.fill_floor,
            forced: list[Node] = (), continuation: int = DEFAULT.continuation_tokens,
-           duplicate_share: float = DEFAULT.duplicate_share) -> Selection:
+           duplicate_share: float = DEFAULT.duplicate_share, caption: int = DEFAULT.caption_tokens) -> Selection:
     """Greedy budgeted selection with parent => children and all-children => parent closure.
 
     `forced` nodes (the search loop's picks, in pick order) are taken first; the rest of the
     budget is filled best score first. Nodes under `min_relative` x the best score are never
     used to fill: barely related text only slows the generator's prefill down. A taken leaf that
     stops mid-sentence brings the next leaf of its document right away, and one that opens
-    mid-sentence the leaf before, when that costs at most `continuation` tokens (0: off). A node
+    mid-sentence the leaf before, when that costs at most `continuation` tokens (0: off); one that
+    announces what follows (a table's caption) brings the leaves after it on its page, up to
+    `caption` tokens (0: off). A node
     whose new leaves all repeat text already taken (`duplicate_share` of their word trigrams) is
     passed over: the budget goes to text the context does not hold yet.
     """
     parent_of = {child.id: node for root in roots for node in walk(root) for child in node.children}
-    next_leaf, previous_leaf = _neighbour_leaves(roots) if continuation > 0 else ({}, {})
+    next_leaf, previous_leaf = _neighbour_leaves(roots) if continuation > 0 or caption > 0 else ({}, {})
     chosen: set[int] = set()  # nodes inside the selection (selected or covered by a selected parent)
     taken_leaves: set[int] = set()
     used = 0
@@ -126,14 +131,17 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         chosen.update(n.id for n in walk(node))
         _close_upward(node, chosen, parent_of)
         for leaf in new_leaves:
+            brought = announced(leaf, next_leaf, taken_leaves, min(caption, budget - used)) \
+                if caption > 0 and announces_next(leaf.text) else []
             for other, cut in ((next_leaf.get(leaf.id), stops_mid_sentence(leaf.text)),
                                (previous_leaf.get(leaf.id), starts_mid_sentence(leaf.text))):
-                if other is None or not cut or other.id in taken_leaves:
+                if other is None or not cut or other.id in taken_leaves or other in brought:
                     continue
                 cost = leaf_tokens(other)
-                if cost > continuation or used + cost > budget:
-                    continue
-                used += cost
+                if cost <= continuation and used + sum(map(leaf_tokens, brought)) + cost <= budget:
+                    brought.append(other)
+            for other in brought:
+                used += leaf_tokens(other)
                 taken_leaves.add(other.id)
                 chosen.add(other.id)
                 _close_upward(other, chosen, parent_of)
@@ -172,6 +180,30 @@ def stops_mid_sentence(text: str) -> bool:
     ending on a number (a table row) or on closing punctuation is complete."""
     tail = text.rstrip()
     return bool(tail) and (tail[-1].isalpha() or tail[-1] in ",-–")
+
+
+# A table's units line, perhaps with its "(Unaudited)" after it: "(In thousands, except per share data)".
+_UNITS_LINE = re.compile(r"\((?:[^()]*\b)?in (?:thousands|millions|billions)\b[^()]*\)(?:\s*\(unaudited\))?$", re.I)
+
+
+def announces_next(text: str) -> bool:
+    """True when `text` ends by announcing what follows: on a colon ("... was as follows ($ in
+    millions):") or on a table's units line (a statement's caption)."""
+    tail = text.rstrip()
+    return tail.endswith(":") or bool(_UNITS_LINE.search(tail))
+
+
+def announced(leaf: Node, next_leaf: dict[int, Node], taken: set[int], room: int) -> list[Node]:
+    """The leaves after `leaf` on the page where it ends (a caption's table, a colon's list), in
+    reading order, while they fit in `room` tokens; the first one already taken ends them."""
+    out, cost, other = [], 0, next_leaf.get(leaf.id)
+    while other is not None and other.page_start == leaf.page_end and other.id not in taken:
+        cost += leaf_tokens(other)
+        if cost > room:
+            break
+        out.append(other)
+        other = next_leaf.get(other.id)
+    return out
 
 
 def starts_mid_sentence(text: str) -> bool:
