@@ -179,6 +179,20 @@ def test_a_caption_brings_its_table_from_the_same_page(tmp_path, db_path):
         {title.id, *(n.id for n in table)}
 
 
+def test_a_colon_does_not_bring_the_next_section(tmp_path):
+    # A text file is all one page: the section bounds what a colon announces. (MuSiQue's paragraphs
+    # are cut off after "comprises the following:", and the next article is another garden.)
+    text = ("# Gardens\n\n## Shah Abdul Latif\n\nThe herbarium complex comprises the following:\n\n"
+            "## Pretoria\n\nThe Pretoria garden is a national garden.\n")
+    db = build_store(tmp_path / "colon.db", {"gardens.md": text}, tmp_path)
+    root = load_tree(db, 1)
+    colon, other = [n for n in walk(root) if n.is_leaf]
+    assert announces_next(colon.text) and other.page_start == colon.page_end
+    scores = score_trees([root], {colon.id: 0.9}, {}, 0.0)
+    # (a fill floor over the document's inherited score, so only an announcement could bring `other`)
+    assert select([root], scores, 2000, 0.9, caption=2000).leaf_ids == {colon.id}
+
+
 def test_what_announces_the_next_leaf():
     assert announces_next("Selected financial data for the Domestic segment was as follows ($ in millions):")
     assert announces_next("CONSOLIDATED STATEMENTS OF OPERATIONS\n(In thousands, except per share data)")

@@ -194,10 +194,13 @@ def announces_next(text: str) -> bool:
 
 
 def announced(leaf: Node, next_leaf: dict[int, Node], taken: set[int], room: int) -> list[Node]:
-    """The leaves after `leaf` on the page where it ends (a caption's table, a colon's list), in
-    reading order, while they fit in `room` tokens; the first one already taken ends them."""
+    """The leaves after `leaf` in its section and on the page where it ends (a caption's table, a
+    colon's list), in reading order, while they fit in `room` tokens; the first one already taken
+    ends them. The section bounds what a page cannot: a text file is all one page, and a paragraph
+    cut off after "comprises the following:" must not bring the next article."""
     out, cost, other = [], 0, next_leaf.get(leaf.id)
-    while other is not None and other.page_start == leaf.page_end and other.id not in taken:
+    while other is not None and other.page_start == leaf.page_end and other.parent_id == leaf.parent_id \
+            and other.id not in taken:
         cost += leaf_tokens(other)
         if cost > room:
             break

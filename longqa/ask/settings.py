@@ -85,8 +85,8 @@ class SearchSettings:
         "500 tokens unchanged")
     caption_tokens: int = tunable(
         400, "a chosen leaf that announces what follows (ends on a colon, or on a table's units line such as "
-        "'(In thousands)') brings the leaves after it on the page where it ends, in order, while they fit in "
-        "this many tokens: a table's caption comes with its table (0: off)",
+        "'(In thousands)') brings the leaves after it in its section and on the page where it ends, in order, "
+        "while they fit in this many tokens: a table's caption comes with its table (0: off)",
         "tune half at 2,000 tokens: FinanceBench evidence 0.556 -> 0.667 (9 questions: MGM's EBITDAR table "
         "after its caption), the 120-question set and 150 L-Eval questions unchanged, 500 tokens unchanged")
 
