@@ -13,8 +13,8 @@ greedily under a token budget.
   size, an infobox cut between its label and its value) brings the leaf after it when that one
   is short, so the context never ends on "Judge term length" with "Life tenure" left out; a leaf
   that opens inside a sentence brings the leaf before it. A leaf that announces what follows (a
-  statement's caption ending on "(In thousands)", a line ending on a colon) brings the rest of its
-  page after it, so the caption of an EBITDAR table never comes without the table.
+  statement's caption ending on "(In thousands)", a line ending on a colon) brings the leaves after
+  it in its section and on its page, so an EBITDAR table's caption never comes without the table.
 """
 
 from __future__ import annotations
@@ -95,10 +95,10 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
     used to fill: barely related text only slows the generator's prefill down. A taken leaf that
     stops mid-sentence brings the next leaf of its document right away, and one that opens
     mid-sentence the leaf before, when that costs at most `continuation` tokens (0: off); one that
-    announces what follows (a table's caption) brings the leaves after it on its page, up to
-    `caption` tokens (0: off). A node
-    whose new leaves all repeat text already taken (`duplicate_share` of their word trigrams) is
-    passed over: the budget goes to text the context does not hold yet.
+    announces what follows (a table's caption) brings the leaves after it in its section and on its
+    page, up to `caption` tokens (0: off). A node whose new leaves all repeat text already taken
+    (`duplicate_share` of their word trigrams) is passed over: the budget goes to text the context
+    does not hold yet.
     """
     parent_of = {child.id: node for root in roots for node in walk(root) for child in node.children}
     next_leaf, previous_leaf = _neighbour_leaves(roots) if continuation > 0 or caption > 0 else ({}, {})
@@ -135,7 +135,7 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
                 if caption > 0 and announces_next(leaf.text) else []
             for other, cut in ((next_leaf.get(leaf.id), stops_mid_sentence(leaf.text)),
                                (previous_leaf.get(leaf.id), starts_mid_sentence(leaf.text))):
-                if other is None or not cut or other.id in taken_leaves or other in brought:
+                if other is None or not cut or other.id in taken_leaves or any(other.id == n.id for n in brought):
                     continue
                 cost = leaf_tokens(other)
                 if cost <= continuation and used + sum(map(leaf_tokens, brought)) + cost <= budget:
