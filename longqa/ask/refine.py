@@ -112,6 +112,15 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         key=lambda s: (-s.score, -s.node.depth, s.node.id),  # ties: the smaller node first
     )
     order = [scored.get(n.id) or Scored(n) for n in forced] + order
+
+    def take(other: Node) -> None:
+        """A leaf another one brings along (its continuation, a caption's table)."""
+        nonlocal used
+        used += leaf_tokens(other)
+        taken_leaves.add(other.id)
+        chosen.add(other.id)
+        _close_upward(other, chosen, parent_of)
+
     for entry in order:
         node = entry.node
         if node.id in chosen or _covered(node, chosen, parent_of):
@@ -131,20 +140,14 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
         chosen.update(n.id for n in walk(node))
         _close_upward(node, chosen, parent_of)
         for leaf in new_leaves:
-            brought = announced(leaf, next_leaf, taken_leaves, min(caption, budget - used)) \
-                if caption > 0 and announces_next(leaf.text) else []
+            if caption > 0 and announces_next(leaf.text):
+                for other in announced(leaf, next_leaf, taken_leaves, min(caption, budget - used)):
+                    take(other)
             for other, cut in ((next_leaf.get(leaf.id), stops_mid_sentence(leaf.text)),
                                (previous_leaf.get(leaf.id), starts_mid_sentence(leaf.text))):
-                if other is None or not cut or other.id in taken_leaves or any(other.id == n.id for n in brought):
-                    continue
-                cost = leaf_tokens(other)
-                if cost <= continuation and used + sum(map(leaf_tokens, brought)) + cost <= budget:
-                    brought.append(other)
-            for other in brought:
-                used += leaf_tokens(other)
-                taken_leaves.add(other.id)
-                chosen.add(other.id)
-                _close_upward(other, chosen, parent_of)
+                if other is not None and cut and other.id not in taken_leaves \
+                        and leaf_tokens(other) <= continuation and used + leaf_tokens(other) <= budget:
+                    take(other)
     tops = [
         n for root in roots for n in walk(root)
         if n.id in chosen and (n.id not in parent_of or parent_of[n.id].id not in chosen)
