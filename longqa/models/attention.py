@@ -26,7 +26,7 @@ import numpy as np
 from longqa.errors import ModelError
 from longqa.models.threads import cpu_threads
 
-import llama_cpp  # noqa: E402
+from longqa.models.llama_lib import llama_cpp  # noqa: E402
 from llama_cpp import _internals  # noqa: E402
 
 # The llama-cpp-python releases whose bundled llama.cpp was checked to name and lay out the

@@ -53,7 +53,7 @@ def compile_grammar(llm, text: str):
     cached = _VALID.get(text)
     if cached is not None:
         return cached
-    import llama_cpp
+    from longqa.models.llama_lib import llama_cpp
     from llama_cpp._utils import suppress_stdout_stderr
 
     with suppress_stdout_stderr(disable=False):  # the parser prints its complaints to stderr

@@ -23,7 +23,7 @@ from longqa.models.grammar import compile_grammar
 from longqa.models.threads import cpu_threads
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
 
-import llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
+from longqa.models.llama_lib import llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
 
 DEFAULT_GENERATOR_CTX = 8192
 # Tokens per embedding decode: several short texts share one batch. Attention in a batch spans

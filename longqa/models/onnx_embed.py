@@ -38,7 +38,7 @@ class OnnxEmbedder:
             import onnxruntime
         except ImportError:
             raise ModelError("onnxruntime is not installed: reinstall longqa (or pass --embed-model FILE.gguf)") from None
-        import llama_cpp
+        from longqa.models.llama_lib import llama_cpp
 
         self._ort, self._path, self._threads = onnxruntime, onnx_path, threads
         try:
