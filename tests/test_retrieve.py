@@ -168,6 +168,25 @@ def test_document_names_pick_the_filing_the_question_names(tmp_path, db_path):
     assert result.doc_of[result.candidates[0].node_id] == by_name["AMAZON_2017_10K.md"]
 
 
+def test_a_name_glued_in_a_file_name_is_named(tmp_path, db_path):
+    """File names glue a company's words ("MGMRESORTS", "BESTBUY"): a capitalised name the question
+    says opens such a word; a lower-case word ("net") does not, nor does the question's first word."""
+    db = build_store(db_path, {
+        "MGMRESORTS_2022Q4_EARNINGS.md": "# Results\n\nRevenues grew in the quarter.\n",
+        "BESTBUY_2024Q2_10Q.md": "# Results\n\nRevenues grew in the quarter.\n",
+        "NETFLIX_2022_10K.md": "# Results\n\nRevenues grew in the year.\n",
+    }, tmp_path)
+    by_name = {path.rsplit("/", 1)[1]: i for path, i in db.execute("SELECT path, id FROM documents").fetchall()}
+    scores = name_scores(db, "What was MGM's interest coverage ratio in FY2022?")
+    assert scores[by_name["MGMRESORTS_2022Q4_EARNINGS.md"]] == 1.0
+    assert scores[by_name["NETFLIX_2022_10K.md"]] < 0.5  # the year alone
+    assert by_name["BESTBUY_2024Q2_10Q.md"] not in scores
+    best_buy = name_scores(db, "Did Best Buy hold more cash than a year before?")
+    assert best_buy[by_name["BESTBUY_2024Q2_10Q.md"]] == 1.0 and by_name["NETFLIX_2022_10K.md"] not in best_buy
+    assert by_name["NETFLIX_2022_10K.md"] not in name_scores(db, "What was the net income in 2024?")
+    assert by_name["NETFLIX_2022_10K.md"] not in name_scores(db, "Net income grew in 2024?")
+
+
 def test_hybrid_modes(handbook_db):
     question = "How quickly do the emergency diesel generators start?"
     for mode in ("hybrid", "bm25", "dense"):

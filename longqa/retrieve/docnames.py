@@ -47,11 +47,43 @@ def name_scores(db: sqlite_utils.Database, question: str, doc_ids: list[int] | N
     names = document_names(db, doc_ids)
     if len(names) < 2:
         return {}
-    terms = set(content_terms(question))
-    frequency = {term: sum(1 for n in names.values() if term in n) for term in terms}
-    weight = {t: math.log(1 + len(names) / f) for t, f in frequency.items() if f}
-    raw = {doc: sum(weight.get(t, 0.0) for t in terms & n) for doc, n in names.items()}
+    terms, proper = question_terms(question), proper_words(question)
+    matched = {doc: named_words(n, terms, proper) for doc, n in names.items()}
+    frequency: dict[str, int] = {}
+    for found in matched.values():
+        for word in found:
+            frequency[word] = frequency.get(word, 0) + 1
+    weight = {w: math.log(1 + len(names) / f) for w, f in frequency.items()}
+    raw = {doc: sum(weight[w] for w in found) for doc, found in matched.items()}
     best = max(raw.values(), default=0.0)
     if best <= 0:
         return {}
     return {doc: value / best for doc, value in raw.items() if value > 0}
+
+
+_CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][A-Za-z&]{2,}")
+
+
+def question_terms(question: str) -> set[str]:
+    """The question's content terms, with letter/digit runs split as names are (FY2023Q1 → fy,
+    2023, q1, matching PEPSICO_2023Q1_EARNINGS)."""
+    terms = set(content_terms(question))
+    for term in list(terms):
+        terms.update(part for part in re.findall(r"[a-z]+|\d+", term) if len(part) > 1)
+    return terms
+
+
+def proper_words(question: str) -> set[str]:
+    """Capitalised words inside the question (not the one opening it): the names it says."""
+    return {w.lower() for w in _CAPITALISED.findall(question.strip())}
+
+
+def named_words(name: set[str], terms: set[str], proper: set[str]) -> set[str]:
+    """The words of a document's name the question says: the same word, or a name word glued
+    from a name the question says and more ("MGM" → MGMRESORTS, "Ulta Beauty" → ULTABEAUTY, "Best
+    Buy" → BESTBUY). Only a capitalised question word may open a glued one: "net" does not name
+    NETFLIX."""
+    found = terms & name
+    found.update(w for w in name - found if any(len(w) > len(p) and w.startswith(p) for p in proper))
+    return found
+
