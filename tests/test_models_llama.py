@@ -36,7 +36,9 @@ def test_defaults_implement_the_protocols(generator, embedder):
 
 
 def test_complete_continues_the_prompt(generator):
-    assert "Paris" in generator.complete("The capital city of France is the city of", max_tokens=4)
+    # A continuation the model is sure of: after "the city of" gemma-3-270m weighs " Paris" 0.54
+    # against " lights" 0.45 on the CPU, and on an H100 the greedy pick was " lights".
+    assert "six" in generator.complete("One, two, three, four, five,", max_tokens=3)
 
 
 def test_stream_yields_the_same_text_in_pieces(generator):
