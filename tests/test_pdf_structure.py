@@ -54,6 +54,31 @@ def test_layout_headings_make_the_tree(tmp_path):
     assert calibration.page_start == 3 and calibration.path.endswith("2 Methods > 2.2 Measurement")
 
 
+def test_bold_names_in_a_table_label_rows_and_stay_in_the_text(tmp_path):
+    """A table whose rows start with a bold name at body size, after the previous row's smaller
+    cells: the names are row labels, kept in the leaves' text, not sections of their own. A bold
+    body-size heading after a paragraph still opens its section."""
+    justices = [("John Roberts", "born 1955 in Buffalo, appointed by George W. Bush"),
+                ("Clarence Thomas", "born 1948 in Pin Point, appointed by George H. W. Bush"),
+                ("Elena Kagan", "born 1960 in Manhattan, appointed by Barack Obama"),
+                ("Neil Gorsuch", "born 1967 in Denver, appointed by Donald Trump")]
+    table = [Row(["Name", "Born", "Appointed by"], size=8, bold=True)]
+    for name, cells in justices:
+        table += [H(name, BODY, True), P(cells, size=8)]
+    history = [P(sentence(f"history part {n}", 2)) for n in range(36)]  # bold body text stays rare
+    pages = [[H("Court"), H("History", 12), *history[:12]], history[12:24], history[24:],
+             [H("Current justices", 12), *table, P(sentence("seniority", 2)),
+              H("Recess appointments", BODY, True), P(sentence("recess", 2))]]
+    root, source = structure_document(parse_pdf(make_pdf(tmp_path / "court.pdf", pages)), "auto")
+    assert source == "layout"
+    titles = [n.title for n in sections(root)]
+    assert "Recess appointments" in titles and "Current justices" in titles
+    assert not any(name in titles for name, _ in justices)
+    current = next(n for n in sections(root) if n.title == "Current justices")
+    text = " ".join(leaf.text for leaf in leaves(current))
+    assert all(name in text for name, _ in justices)
+
+
 def test_valid_bookmarks_are_the_structure(tmp_path):
     toc = [
         [1, "Introduction", 1], [1, "Methods", 2], [2, "Sampling", 2], [2, "Measurement", 3],

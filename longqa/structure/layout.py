@@ -116,6 +116,29 @@ def drop_rare_and_common_styles(cands: list[Candidate], doc: ParsedDocument) -> 
     return [c for c in cands if c.number is not None or c.style not in bad]
 
 
+def drop_cell_labels(cands: list[Candidate], doc: ParsedDocument, body: float) -> list[Candidate]:
+    """Bold names at body size inside a table label its rows; they do not open sections. In a
+    justices' table whose cells wrap over several lines, each row starts with a bold name right
+    after the previous row's smaller cells; read as headings, the names left the leaves' text.
+    When at least half of an un-numbered body-size style's candidates come right after a table row
+    or text set smaller than the body, those candidates are dropped; the style's others (a bold
+    heading after a paragraph) stay."""
+    per_style: dict[Style, list[Candidate]] = {}
+    for cand in cands:
+        if cand.number is None and cand.style[0] <= body + 0.25:
+            per_style.setdefault(cand.style, []).append(cand)
+    dropped: set[int] = set()
+    for members in per_style.values():
+        in_table = [c for c in members if c.index > 0 and _cell_or_small(doc.blocks[c.index - 1], body)]
+        if len(members) >= 3 and 2 * len(in_table) >= len(members):
+            dropped.update(c.index for c in in_table)
+    return [c for c in cands if c.index not in dropped]
+
+
+def _cell_or_small(block: Block, body: float) -> bool:
+    return block.table or 0 < block.size < body - 0.25
+
+
 def layout_headings(doc: ParsedDocument) -> list[Heading]:
     split_part_item(doc)
     body = body_size(doc.blocks)
@@ -126,6 +149,7 @@ def layout_headings(doc: ParsedDocument) -> list[Heading]:
     if not numbered_sequence(cands):
         cands = [c if c.keyword else Candidate(c.index, c.text, c.style, None) for c in cands]
     cands = drop_rare_and_common_styles(cands, doc)
+    cands = drop_cell_labels(cands, doc, body)
     labels = {c.number.label for c in cands if c.keyword}
     if len(labels) >= 2:
         levelled = filing_levels(cands, body)
