@@ -4,6 +4,8 @@ Questions over a shelf of filings name the company and the year ("Nike's revenue
 file names and titles carry exactly those words (NIKE_2018_10K.pdf). Each document scores the
 IDF-weighted share of the question's terms found in its name, so a word every document shares
 counts for little and the document that matches "nike" and "2018" wins over one matching "2018".
+A file name often glues a company's words (MGMRESORTS, BESTBUY): a name the question says may
+open such a word.
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][A-Za-z&]{2,}")
 
 
 def question_terms(question: str) -> set[str]:
-    """The question's content terms, with letter/digit runs split as names are (FY2023Q1 → fy,
-    2023, q1, matching PEPSICO_2023Q1_EARNINGS)."""
+    """The question's content terms, with letter/digit runs split as names are ("FY2023Q1" also
+    gives "2023", as PEPSICO_2023Q1_EARNINGS does)."""
     terms = set(content_terms(question))
     for term in list(terms):
         terms.update(part for part in re.findall(r"[a-z]+|\d+", term) if len(part) > 1)
@@ -86,4 +88,3 @@ def named_words(name: set[str], terms: set[str], proper: set[str]) -> set[str]:
     found = terms & name
     found.update(w for w in name - found if any(len(w) > len(p) and w.startswith(p) for p in proper))
     return found
-
