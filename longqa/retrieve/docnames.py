@@ -23,13 +23,18 @@ from longqa.store.documents import document_labels, documents_version
 _NAME_CACHE: dict[tuple[str, int, int], dict[int, set[str]]] = {}
 
 
-def name_terms(title: str, path: str) -> set[str]:
-    """Words of a document's title and file name, with letter/digit runs split (10K → 10k, 10, k)."""
-    stem = Path(path).stem
-    found = set(words(title)) | set(words(stem.replace("_", " ")))
-    for word in list(found):
-        found.update(part.lower() for part in re.findall(r"[a-zA-Z]+|\d+", word) if len(part) > 1)
+def with_runs(terms: set[str]) -> set[str]:
+    """`terms` and their letter/digit runs of two or more characters (2022q4 → 2022q4, 2022)."""
+    found = set(terms)
+    for term in terms:
+        found.update(part.lower() for part in re.findall(r"[a-zA-Z]+|\d+", term) if len(part) > 1)
     return found
+
+
+def name_terms(title: str, path: str) -> set[str]:
+    """Words of a document's title and file name, with letter/digit runs split (10K → 10k, 10)."""
+    stem = Path(path).stem
+    return with_runs(set(words(title)) | set(words(stem.replace("_", " "))))
 
 
 def document_names(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, set[str]]:
@@ -69,10 +74,7 @@ _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][A-Za-z&]{2,}")
 def question_terms(question: str) -> set[str]:
     """The question's content terms, with letter/digit runs split as names are ("FY2023Q1" also
     gives "2023", as PEPSICO_2023Q1_EARNINGS does)."""
-    terms = set(content_terms(question))
-    for term in list(terms):
-        terms.update(part for part in re.findall(r"[a-z]+|\d+", term) if len(part) > 1)
-    return terms
+    return with_runs(set(content_terms(question)))
 
 
 def proper_words(question: str) -> set[str]:
