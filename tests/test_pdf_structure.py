@@ -79,6 +79,39 @@ def test_bold_names_in_a_table_label_rows_and_stay_in_the_text(tmp_path):
     assert all(name in text for name, _ in justices)
 
 
+def test_bold_row_group_labels_stay_inside_their_statement(tmp_path):
+    """A balance sheet whose row groups ("Assets", "Liabilities and Equity") are bold lines at
+    body size between the table's rows: the statement stays one section holding all its rows.
+    The same bold style still opens sections where it follows a paragraph, even where a table
+    comes right after it."""
+    balance = [H("CONSOLIDATED BALANCE SHEETS", BODY, True), Row(["", "2017", "2016"], bold=True),
+               H("Assets", BODY, True), P("Current assets:"),
+               Row(["Cash and cash equivalents", "2,822,795", "1,467,576"]),
+               Row(["Total current assets", "7,669,974", "5,720,291"]),
+               Row(["Total assets", "19,012,742", "13,586,610"]),
+               H("Liabilities and Equity", BODY, True), P("Current liabilities:"),
+               Row(["Accounts payable", "359,555", "312,842"]),
+               Row(["Total current liabilities", "5,466,312", "4,586,657"]),
+               H("Stockholders Equity", BODY, True),
+               Row(["Retained earnings", "1,731,117", "1,128,603"])]
+    prose = [P(sentence(f"results part {n}", 1)) for n in range(72)]  # bold body text stays rare
+    # Most of the style's lines are real headings, so the table-label rule by style keeps it.
+    topics = [H(name, BODY, True) for name in ("Revenue", "Cost of Revenue", "Marketing", "Income Taxes")]
+    pages = [[H("Annual Report", 16), H("Results of Operations", BODY, True), *prose[:18]],
+             [topics[0], *prose[18:27], topics[1], *prose[27:36]],
+             [topics[2], *prose[36:45], topics[3], *prose[45:54]],
+             [*prose[54:], H("Liquidity", BODY, True), Row(["Cash", "1,000", "900"]), P(sentence("liquidity", 1))],
+             balance]
+    root, source = structure_document(parse_pdf(make_pdf(tmp_path / "filing.pdf", pages)), "auto")
+    assert source == "layout"
+    titles = [n.title for n in sections(root)]
+    assert "CONSOLIDATED BALANCE SHEETS" in titles and "Liquidity" in titles and "Results of Operations" in titles
+    assert not {"Assets", "Liabilities and Equity", "Stockholders Equity"} & set(titles)
+    statement = next(n for n in sections(root) if n.title == "CONSOLIDATED BALANCE SHEETS")
+    text = " ".join(leaf.text for leaf in leaves(statement))
+    assert "Total current assets" in text and "Total current liabilities" in text and "Retained earnings" in text
+
+
 def test_valid_bookmarks_are_the_structure(tmp_path):
     toc = [
         [1, "Introduction", 1], [1, "Methods", 2], [2, "Sampling", 2], [2, "Measurement", 3],

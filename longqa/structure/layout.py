@@ -21,6 +21,7 @@ MAX_STYLE_SHARE = 0.15  # a style on more blocks than this is body text, not hea
 MAX_LEVELS = 3
 # A line ending in one of these words was cut from a sentence, not set as a heading.
 _DANGLING = {"a", "an", "the", "and", "or", "of", "to", "in", "for", "with", "by", "on", "at", "was", "is", "are"}
+ROW_LABEL_WORDS = 6  # "Current liabilities:" between a row-group label and its rows
 MAX_REPEATS = 2  # un-numbered text printed more often than this is a label (table header), not a heading
 
 Style = tuple[float, bool]
@@ -135,6 +136,31 @@ def drop_cell_labels(cands: list[Candidate], doc: ParsedDocument, body: float) -
     return [c for c in cands if c.index not in dropped]
 
 
+def drop_row_group_labels(cands: list[Candidate], doc: ParsedDocument, body: float) -> list[Candidate]:
+    """A bold line at body size between rows of one table labels a group of its rows ("Assets",
+    "Liabilities and Stockholders' Equity" in a balance sheet; "North America" in a segment
+    table); it does not open a section. Read as a heading, it split the statement into sibling
+    sections, and the statement's own title no longer covered its rows. The line counts as inside
+    the table when the block before it is a table row and the block after it is one too, or is a
+    short 'Current liabilities:' line followed by one, all on the same page."""
+    blocks = doc.blocks
+
+    def row(i: int, page: int) -> bool:
+        return 0 <= i < len(blocks) and blocks[i].table and blocks[i].page == page
+
+    dropped = set()
+    for cand in cands:
+        i, page = cand.index, doc.blocks[cand.index].page
+        if cand.number is not None or cand.style[0] > body + 0.25 or not row(i - 1, page):
+            continue
+        after = blocks[i + 1] if i + 1 < len(blocks) else None
+        label_line = (after is not None and after.page == page and len(after.text.split()) <= ROW_LABEL_WORDS
+                      and after.text.rstrip().endswith(":"))
+        if row(i + 1, page) or (label_line and row(i + 2, page)):
+            dropped.add(i)
+    return [c for c in cands if c.index not in dropped]
+
+
 def _cell_or_small(block: Block, body: float) -> bool:
     return block.table or 0 < block.size < body - 0.25
 
@@ -150,6 +176,7 @@ def layout_headings(doc: ParsedDocument) -> list[Heading]:
         cands = [c if c.keyword else Candidate(c.index, c.text, c.style, None) for c in cands]
     cands = drop_rare_and_common_styles(cands, doc)
     cands = drop_cell_labels(cands, doc, body)
+    cands = drop_row_group_labels(cands, doc, body)
     labels = {c.number.label for c in cands if c.keyword}
     if len(labels) >= 2:
         levelled = filing_levels(cands, body)
