@@ -183,6 +183,19 @@ def test_the_fill_extends_a_pick_into_a_contiguous_run(filing_db):
     assert lead < figures  # in document order, one after the other
 
 
+def test_a_section_whose_leaves_are_picked_comes_in_whole(filing_db):
+    """Each picked child raises its section's claim: after two leaves of "Results" the section
+    itself is the next pick (a statement split into rows comes whole, not row by row)."""
+    question = "What net revenue did Orion Foods report?"
+    def ask(gather):
+        return make_pipeline(filing_db, FakeGenerator(choose=says("nothing says this")), budget=2000,
+                             max_nodes=3, parent_gather=gather).retrieve_context(question)
+    gathered, plain = ask(True), ask(False)
+    assert [s["reason"] for s in adds(gathered)] == ["best leaf", "neighbour", "parent"]
+    assert adds(gathered)[2]["kind"] == "section"
+    assert "parent" not in [s["reason"] for s in adds(plain)]
+
+
 def test_sub_questions_take_turns(tmp_path, db_path):
     db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
     refined = make_pipeline(db, FakeGenerator(choose=says("never")), budget=700, max_nodes=4).retrieve_context(
