@@ -7,6 +7,7 @@ from pathlib import Path
 from longqa.parse.pdf import parse_pdf
 from longqa.structure.tree_source import structure_document
 from longqa.structure.bookmarks import outline_headings
+from longqa.structure.numbering import numbering
 from longqa.structure.tree import leaves, sections, walk
 from tests.cli import run, run_json
 from tests.pdfgen import BODY, H, P, Row, make_pdf, sentence
@@ -186,6 +187,44 @@ def test_filing_items_open_sections_where_they_start_not_in_the_contents(tmp_pat
     # The contents page stays text under the document, in no item.
     contents = [leaf for leaf in root.children if leaf.is_leaf]
     assert any("Risk Factors | 4" in leaf.text for leaf in contents)
+
+
+def test_a_quarterly_reports_notes_open_sections(tmp_path):
+    """A 10-Q whose notes are bold lines at body size, in a filing that also has larger headings
+    (so un-numbered body-size bold lines are not headings there): "Note 1 - ...", "NOTE 2: ..."
+    and "Note 3. ..." still open sections under their item, long titles included, and the text of
+    each note stays in its own section."""
+    b = BODY
+    pages = [
+        [H("FORM 10-Q", 16), P("Quarterly report of Widget Holdings Inc.")],
+        [H("PART I", b), H("Item 1. Financial Statements", b), H("Condensed Statements of Income", 12),
+         P(sentence("income statement", 4))],
+        [H("Note 1 - Nature of Operations", b), P(sentence("operations", 4)),
+         H("NOTE 2: RESTRUCTURING", b), P(sentence("restructuring", 4))],
+        [H("Note 3. Acquisitions, Discontinued Operations, Equity-Method Investments and Assets Held for Sale", b),
+         P(sentence("acquisitions", 4))],
+        [H("Item 2. Management's Discussion and Analysis", b), P(sentence("discussion", 4))],
+    ]
+    root, source = structure_document(parse_pdf(make_pdf(tmp_path / "10q.pdf", pages, footer="{n}")), "layout")
+    assert source == "layout"
+    notes = [(n.depth, n.title, n.page_start) for n in sections(root) if n.title.lower().startswith("note")]
+    assert notes == [
+        (3, "Note 1 - Nature of Operations", 3),
+        (3, "NOTE 2: RESTRUCTURING", 3),
+        (3, "Note 3. Acquisitions, Discontinued Operations, Equity-Method Investments and Assets Held for Sale", 4),
+    ]
+    restructuring = next(n for n in sections(root) if n.title == "NOTE 2: RESTRUCTURING")
+    assert all("restructuring study" in leaf.text for leaf in leaves(restructuring))
+
+
+def test_note_numbering_reads_headings_not_remarks():
+    assert numbering("Note 12 - Segments").label == "note 12"
+    assert numbering("NOTE 4 — INVESTMENTS").kind == "note"
+    assert numbering("Note 2. Revenue").label == "note 2"
+    for remark in ("Note: Percentages may not add up", "Note 1.5 of the indenture", "Notes 1 and 2 to the table",
+                   "Note 3, as amended, applies"):
+        number = numbering(remark)
+        assert number is None or number.kind != "note", remark
 
 
 def test_cli_ingests_good_pdfs_and_reports_each_bad_one(tmp_path, db_path):

@@ -3,7 +3,8 @@
 A candidate is a short block, not a sentence, set larger than the body text, or bold, or numbered.
 Each document ranks its own heading styles (bigger first, bold above regular at equal size) into
 at most three levels. Numbering overrides style: in a filing PART is above Item and un-numbered
-headings sit below both; in a paper "3.2" sits under "3". Table-of-contents pages open no sections.
+headings sit below both; a financial statement's "Note 3 - ..." opens a section whatever its
+style; in a paper "3.2" sits under "3". Table-of-contents pages open no sections.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ class Candidate:
     @property
     def keyword(self) -> bool:
         return self.number is not None and self.number.kind == "keyword"
+
+    @property
+    def note(self) -> bool:
+        return self.number is not None and self.number.kind == "note"
 
 
 def style_order(style: Style) -> tuple[float, int]:
@@ -72,8 +77,9 @@ def candidate(index: int, block: Block, body: float, title: str) -> Candidate | 
         return None
     number = numbering(text)
     keyword = number is not None and number.kind == "keyword"
+    long_allowed = number is not None and number.kind in ("keyword", "note")  # "Note 3. Restructuring Charges and ..."
     words = len(text.split())
-    if words > (KEYWORD_MAX_WORDS if keyword else MAX_WORDS) or len(text) > (KEYWORD_MAX_CHARS if keyword else MAX_CHARS):
+    if words > (KEYWORD_MAX_WORDS if long_allowed else MAX_WORDS) or len(text) > (KEYWORD_MAX_CHARS if long_allowed else MAX_CHARS):
         return None
     if not keyword and (text.endswith((".", ",", ";", ":", "!", "?")) or not (text[0].isupper() or text[0].isdigit())):
         return None
@@ -173,7 +179,7 @@ def layout_headings(doc: ParsedDocument) -> list[Heading]:
     repeats = Counter(c.text.lower() for c in cands if not c.keyword)
     cands = [c for c in cands if c.keyword or repeats[c.text.lower()] <= MAX_REPEATS]
     if not numbered_sequence(cands):
-        cands = [c if c.keyword else Candidate(c.index, c.text, c.style, None) for c in cands]
+        cands = [c if c.keyword or c.note else Candidate(c.index, c.text, c.style, None) for c in cands]
     cands = drop_rare_and_common_styles(cands, doc)
     cands = drop_cell_labels(cands, doc, body)
     cands = drop_row_group_labels(cands, doc, body)
@@ -194,13 +200,14 @@ def numbered_sequence(cands: list[Candidate]) -> bool:
 def filing_levels(cands: list[Candidate], body: float) -> list[tuple[Candidate, int]]:
     """PART / Item levels from the keywords; other headings one level below, larger fonts preferred.
 
-    Bold text at body size only counts when the filing has no larger un-numbered headings."""
+    Bold text at body size only counts when the filing has no larger un-numbered headings; notes
+    ("Note 3 - Restructuring") always count."""
     ranks = sorted({c.number.rank for c in cands if c.keyword})
     keyword_level = {rank: level for level, rank in enumerate(ranks, start=1)}
     below = min(len(ranks) + 1, MAX_LEVELS)
     others = [c for c in cands if not c.keyword]
     if any(c.style[0] > body + 0.25 for c in others):
-        others = [c for c in others if c.style[0] > body + 0.25]
+        others = [c for c in others if c.style[0] > body + 0.25 or c.note]
     chosen = {id(c) for c in others}
     out = []
     for cand in cands:

@@ -1,4 +1,5 @@
-"""Heading numbering in PDFs: "PART II", "Item 7.", "Item 1—Business", "3.2 Model", and tables of contents.
+"""Heading numbering in PDFs: "PART II", "Item 7.", "Item 1—Business", "Note 3 - Restructuring",
+"3.2 Model", and tables of contents.
 
 A filing lists every "Item N." twice: in its table of contents and where the item starts. Pages
 that read like a table of contents (several rows ending in page numbers that only go up) must not
@@ -17,6 +18,9 @@ KEYWORD = re.compile(
     r"(?P<label>\d{1,2}(?:\.\d{1,2})?[A-Z]?|[IVXLC]{1,6}|[A-Z])(?![\w'’])\s*[.:\-–—]?\s*(?=[A-Z0-9(\[“\"]|$)",
     re.IGNORECASE,
 )
+# "Note 3 - Restructuring", "NOTE 1 — ORGANIZATION", "Note 2. Acquisitions": a financial
+# statement's notes, each a section, whatever the style of the lines around them.
+NOTE = re.compile(r"^note\s+(?P<label>\d{1,2})(?![\w'’,]|\.\d)\s*[.:\-–—]?\s*(?=[A-Z(“\"])", re.IGNORECASE)
 KEYWORD_RANK = {"part": 1, "chapter": 1, "article": 1, "appendix": 1, "item": 2, "section": 2, "schedule": 2}
 # "3 Methods", "3.2 Model", "A.1 Proofs"; a single number needs no dot so "1. We did" lists stay out.
 DOTTED = re.compile(r"^(?P<num>(?:\d{1,2}|[A-H])(?:\.\d{1,2}){0,3})(?P<dot>\.?)\s+(?P<rest>[A-Z(].*)$")
@@ -30,7 +34,7 @@ MIN_TOC_ROWS = 4
 
 @dataclass
 class Numbering:
-    kind: str  # "keyword" | "dotted"
+    kind: str  # "keyword" | "note" | "dotted"
     rank: int  # keyword rank (part 1, item 2) or dotted depth ("3.2" → 2)
     label: str  # normalised, e.g. "item 7a", "3.2"
     weak: bool = False  # "1. Results" reads like a list item too: a heading only if its font says so
@@ -41,6 +45,9 @@ def numbering(text: str) -> Numbering | None:
     if keyword:
         word = keyword.group("word").lower()
         return Numbering("keyword", KEYWORD_RANK[word], f"{word} {keyword.group('label').lower()}")
+    note = NOTE.match(text)
+    if note:
+        return Numbering("note", 1, f"note {note.group('label')}")
     dotted = DOTTED.match(text)
     if not dotted:
         return None
