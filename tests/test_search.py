@@ -190,7 +190,7 @@ def test_a_section_whose_leaves_are_picked_comes_in_whole(filing_db):
     def ask(gather):
         return make_pipeline(filing_db, FakeGenerator(choose=says("nothing says this")), budget=2000,
                              max_nodes=3, parent_gather=gather).retrieve_context(question)
-    gathered, plain = ask(True), ask(False)
+    gathered, plain = ask(0.33), ask(0.0)
     assert [s["reason"] for s in adds(gathered)] == ["best leaf", "neighbour", "parent"]
     assert adds(gathered)[2]["kind"] == "section"
     assert "parent" not in [s["reason"] for s in adds(plain)]

@@ -5,8 +5,9 @@ with a priority (GARLIC's greedy best-first order, retrieval scores standing in 
 - the best leaves by LongRefiner's Score (LS + R_q x GS) and the sections chosen from the outline;
 - the previous and next leaf of a selected leaf, and its parent section (tree edges standing in
   for GARLIC's attention edges: a neighbour enters with `neighbour_weight` x the leaf's priority,
-  the parent with `parent_weight` x it x the number of its children already selected, so a
-  statement whose rows keep being picked comes in whole);
+  the parent with `parent_weight` x it, times the number of its children already selected when
+  the rest of it fits in `parent_gather` x the budget, so a statement whose rows keep being
+  picked comes in whole);
 - for multi-bridge questions, the hits of a bridge query built from the selected evidence
   (bridge.py); for multi-source questions, one lane of seeds per sub-question, taken in turn so
   the sub-questions share the budget.
@@ -252,8 +253,10 @@ class Search:
         parent = self.parent_of.get(node.id)
         if parent is not None and parent.kind != "document":
             own = self.scored[parent.id].score if parent.id in self.scored else 0.0
-            gathered = sum(1 for child in parent.children if self._covered(child)) if self.s.parent_gather else 1
-            lane.offer(parent, max(own, self.s.parent_weight * relevance * max(1, gathered)), "parent")
+            gathered = 1
+            if self.s.parent_gather > 0 and self._cost(parent) <= self.s.parent_gather * self.budget:
+                gathered = max(1, sum(1 for child in parent.children if self._covered(child)))
+            lane.offer(parent, max(own, self.s.parent_weight * relevance * gathered), "parent")
 
     def run_scores(self, weight: float, reach: int = 2) -> dict[int, float]:
         """Leaves up to `reach` places after each picked leaf, inside its section, with

@@ -142,11 +142,12 @@ class SearchSettings:
     max_hops: int = tunable(2, "most bridge hops (a new query with an entity read from the evidence)", TUNE)
     hop_after: int = tunable(
         3, "picks the first hop waits for (the best leaf alone is often a near miss)", TUNE)
-    parent_gather: bool = tunable(
-        True, "a selected leaf's parent enters with parent_weight × its priority × the number of its "
-        "children already selected: a section most of whose leaves are chosen comes in whole",
-        "tune half unchanged (120 questions at 2,000 and 500 tokens, FinanceBench; F1 0.475 -> 0.474); a "
-        "table split into rows is one section's leaves")
+    parent_gather: float = tunable(
+        0.33, "when the rest of a selected leaf's parent fits in this share of the budget, the parent enters "
+        "with parent_weight × the leaf's priority × the number of its children already selected: a small "
+        "section whose leaves keep being chosen comes in whole (0: off)",
+        "tune half unchanged (120 questions at 2,000 and 500 tokens, FinanceBench; F1 0.475 -> 0.474); "
+        "a statement page is about 600 tokens, and a whole 1,200-token note took a table's answer away")
     bridge_weight: float = tunable(1.0, "a bridge hit enters the frontier with its fused score × this", TUNE)
     precise_mode: bool = tunable(
         True, "when the loop ends judged insufficient but retrieval found relevant material, retry "
