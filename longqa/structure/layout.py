@@ -132,7 +132,7 @@ def drop_cell_labels(cands: list[Candidate], doc: ParsedDocument, body: float) -
     heading after a paragraph) stay."""
     per_style: dict[Style, list[Candidate]] = {}
     for cand in cands:
-        if cand.number is None and cand.style[0] <= body + 0.25:
+        if _unnumbered_body_size(cand, body):
             per_style.setdefault(cand.style, []).append(cand)
     dropped: set[int] = set()
     for members in per_style.values():
@@ -156,8 +156,8 @@ def drop_row_group_labels(cands: list[Candidate], doc: ParsedDocument, body: flo
 
     dropped = set()
     for cand in cands:
-        i, page = cand.index, doc.blocks[cand.index].page
-        if cand.number is not None or cand.style[0] > body + 0.25 or not row(i - 1, page):
+        i, page = cand.index, blocks[cand.index].page
+        if not _unnumbered_body_size(cand, body) or not row(i - 1, page):
             continue
         after = blocks[i + 1] if i + 1 < len(blocks) else None
         label_line = (after is not None and after.page == page and len(after.text.split()) <= ROW_LABEL_WORDS
@@ -165,6 +165,11 @@ def drop_row_group_labels(cands: list[Candidate], doc: ParsedDocument, body: flo
         if row(i + 1, page) or (label_line and row(i + 2, page)):
             dropped.add(i)
     return [c for c in cands if c.index not in dropped]
+
+
+def _unnumbered_body_size(cand: Candidate, body: float) -> bool:
+    """A candidate only its bold face makes one: no numbering, not set larger than the body."""
+    return cand.number is None and cand.style[0] <= body + 0.25
 
 
 def _cell_or_small(block: Block, body: float) -> bool:
