@@ -147,7 +147,8 @@ class SearchSettings:
         "with parent_weight × the leaf's priority × the number of its children already selected: a small "
         "section whose leaves keep being chosen comes in whole (0: off)",
         "tune half unchanged (120 questions at 2,000 and 500 tokens, FinanceBench; F1 0.475 -> 0.474); "
-        "a statement page is about 600 tokens, and a whole 1,200-token note took a table's answer away")
+        "the share set by hand, not swept: a statement page is about 600 tokens, and a report-half answer "
+        "showed a whole 1,200-token note crowding a table out")
     bridge_weight: float = tunable(1.0, "a bridge hit enters the frontier with its fused score × this", TUNE)
     precise_mode: bool = tunable(
         True, "when the loop ends judged insufficient but retrieval found relevant material, retry "
