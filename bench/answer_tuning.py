@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from longqa.ask import grounded  # noqa: E402
+from longqa.ask.answer import grounded  # noqa: E402
 from longqa.eval.metrics import answer_in_context  # noqa: E402
 from longqa.eval.runner import EvalSettings, Runner  # noqa: E402
 from longqa.eval.systems import Resources, make_system  # noqa: E402

@@ -25,7 +25,7 @@ Labels, and how far they can be trusted:
   only EXPAND allowed, the node it reads holds gold;
   router-answer (class-balanced accuracy, chance 0.5): with one leaf read, ANSWER when that leaf
   holds gold, any other move when it does not (the other shown leaves hold none).
-The last column is the weight longqa.ask.skill derives: max(0, (skill - chance) / (1 - chance)).
+The last column is the weight longqa.models.skill derives: max(0, (skill - chance) / (1 - chance)).
 """
 
 from __future__ import annotations
@@ -85,9 +85,10 @@ def main() -> None:
     if not wanted <= set(DECISIONS):
         parser.error(f"--decisions: choose from {','.join(DECISIONS)}")
 
-    from longqa.ask import outline_choice, prompts
-    from longqa.ask.analyze import MODEL_TYPES
-    from longqa.ask.settings import DEFAULT
+    from longqa.ask.search import outline_choice
+    from longqa.ask import prompts
+    from longqa.ask.analysis.analyze import MODEL_TYPES
+    from longqa.ask.settings import DEFAULTS
     from longqa.eval.data import half_of
     from longqa.models.resolve import load_embedder, load_generator
     from longqa.retrieve.hybrid import HybridRetriever
@@ -151,7 +152,7 @@ def main() -> None:
         roots = [load_tree(db, d) for d in ids]
         texts = {n.id: n.text for r in roots for n in walk(r) if n.is_leaf}
         for group in (ranked[:3], ranked[3:6]) if "sufficiency" in wanted else ():
-            shown = [tokens.truncate(" ".join(texts[i].split()), DEFAULT.probe_tokens) for i in group if i in texts]
+            shown = [tokens.truncate(" ".join(texts[i].split()), DEFAULTS.search.probe_tokens) for i in group if i in texts]
             if shown:
                 p = generator.label_probs(prompts.sufficiency_prompt(question, shown), [" yes", " no"])[" yes"]
                 suff_pairs.append((p, has_answer(" ".join(texts[i] for i in group if i in texts), q["answers"])))
@@ -224,8 +225,8 @@ def holds_gold(text: str, q: dict) -> bool:
 
 def route_probe(generator, question, q, roots, ranked, expand_hits, expand_chance, answer_moves) -> None:
     """The router's two decisions on the best first-stage leaves, shown as the search shows them."""
-    from longqa.ask import router
-    from longqa.ask.settings import DEFAULT
+    from longqa.ask.search import router
+    from longqa.ask.settings import DEFAULTS
     from longqa.structure.tree import walk
 
     nodes, parent_of, order = {}, {}, {}
@@ -234,11 +235,11 @@ def route_probe(generator, question, q, roots, ranked, expand_hits, expand_chanc
             nodes[node.id], order[node.id] = node, len(order)
             for child in node.children:
                 parent_of[child.id] = node
-    top = [i for i in ranked if i in nodes and nodes[i].is_leaf][: DEFAULT.router_frontier]
+    top = [i for i in ranked if i in nodes and nodes[i].is_leaf][: DEFAULTS.search.router_frontier]
     gold = [i for i in top if holds_gold(nodes[i].text, q)]
     if not gold or len(gold) == len(top):
         return
-    s = DEFAULT
+    s = DEFAULTS.search
 
     def view(shown, opened):
         return router.render(shown, opened, nodes, parent_of, order, s.router_tokens, s.router_hidden_words,

@@ -20,9 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from longqa.ask import analyze, evidence  # noqa: E402
+from longqa.ask.analysis import analyze
+from longqa.ask.search import relevance as evidence  # noqa: E402
 from longqa.ask.pipeline import Pipeline  # noqa: E402
-from longqa.ask.settings import RELEVANCE  # noqa: E402
+from longqa.ask.settings import DEFAULTS  # noqa: E402
+
+RELEVANCE = DEFAULTS.relevance
 from longqa.ingest import Ingestor  # noqa: E402
 from longqa.models.resolve import load_embedder  # noqa: E402
 from longqa.store import open_db  # noqa: E402

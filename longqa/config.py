@@ -33,6 +33,12 @@ def db_path(explicit: str | os.PathLike | None = None) -> Path:
     return data_dir() / "longqa.db"
 
 
+def settings_file() -> Path | None:
+    """`$LONGQA_SETTINGS`: a TOML file of ask settings used when `--settings` is not given."""
+    value = os.environ.get("LONGQA_SETTINGS", "").strip()
+    return Path(value).expanduser() if value else None
+
+
 def make_private_dir(path: Path) -> None:
     """Create `path` and any missing parents with mode 0700 (only the user can list or enter
     them); directories that already exist are left as they are."""

@@ -16,10 +16,11 @@ import re
 import numpy as np
 
 from longqa import tokens
-from longqa.ask import prompts, router
+from longqa.ask import prompts
+from longqa.ask.search import router
 from longqa.structure import titles
 from longqa.structure.markup import Part, render
-from longqa.ask.grounded import NO_ANSWER
+from longqa.ask.answer.grounded import NO_ANSWER
 
 # The bag-of-words fake's cosines run lower than all-MiniLM-L6-v2's, for which the default
 # "nothing relevant" cosine threshold (0.42) is calibrated; tests with the fake use this one.

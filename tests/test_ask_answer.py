@@ -2,9 +2,9 @@
 
 import pytest
 
-from longqa.ask.answer import AnswerGuard
-from longqa.ask.citations import cited_numbers
-from longqa.ask.evidence import check, holds_answer, top_share
+from longqa.ask.answer.stage import AnswerGuard
+from longqa.ask.answer.citations import cited_numbers
+from longqa.ask.search.relevance import check, holds_answer, top_share
 from tests.ask_support import build_store, reactor_handbook
 from tests.fakes import FakeGenerator
 
@@ -77,7 +77,7 @@ def test_a_subject_named_only_in_its_heading_is_relevant(tmp_path, db_path):
 
 
 def test_free_answers_stream_without_a_grammar_and_use_it_only_when_nothing_came():
-    from longqa.ask.answer import stream_free
+    from longqa.ask.answer.stage import stream_free
 
     def reply(prompt, grammar):  # a model that opens with a line break unless a grammar forbids it
         return "" if grammar is None else " The pumps stop. They restart."

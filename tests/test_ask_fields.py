@@ -4,8 +4,11 @@ UDA evaluation's "Supreme Court of the United States" PDF as the PDF parser stor
 
 from __future__ import annotations
 
-from longqa.ask import fields, focus, grounded, spans
+from longqa.ask.answer import fields
+from longqa.ask.answer import focus
+from longqa.ask.answer import spans
 from longqa.ask.context import Passage
+from longqa.ask.settings import DEFAULTS
 from longqa.tree_types import Node
 
 INFOBOX = """Established | June 21, 1788
@@ -81,8 +84,8 @@ def test_the_answer_stage_answers_from_the_field_and_quotes_its_value(tmp_path, 
     quote = result.quotes[0]
     stored = db.execute("SELECT text FROM nodes WHERE id = ?", [quote.node_id]).fetchone()[0]
     assert stored[quote.char_start:quote.char_end] == quote.text and "9, by statute" in quote.text
-    monkeypatch.setattr(grounded, "W_FIELD", 0.0)  # without the rule the prose's "three" wins
-    assert not make_pipeline(db, FakeGenerator()).answer(question).answer.startswith("9 [")
+    without = DEFAULTS.with_values({"answer.w_field": 0.0})  # without the rule the prose's "three" wins
+    assert not make_pipeline(db, FakeGenerator(), settings=without).answer(question).answer.startswith("9 [")
 
 
 def test_a_tight_budget_keeps_the_field_that_answers(tmp_path, monkeypatch):

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import pytest
 
-from longqa.ask import focus, grounded, hops, kinds, sentences, skill, spans
-from longqa.ask.answer import plan_answer
-from longqa.ask.settings import ANSWER
+from longqa.ask.answer import focus
+from longqa.ask.answer import choose, grounded
+from longqa.ask.answer import hops
+from longqa.ask.answer import kinds
+from longqa.text import sentences
+from longqa.models import skill
+from longqa.ask.answer import spans
+from longqa.ask.answer.stage import plan_answer
+from longqa.ask.analysis.asked import read
+from longqa.ask.settings import DEFAULTS, applied
+
+ANSWER = DEFAULTS.answer
 from tests.ask_support import build_store, make_pipeline, reactor_handbook
 from tests.fakes import FakeEmbedder, FakeGenerator
 
@@ -60,11 +69,11 @@ def test_a_bridge_entity_is_never_the_answer(tmp_path):
     question = "Where was the founder of the Trussed Concrete Steel Company raised?"
     pipeline = make_pipeline(db, FakeGenerator())
     refined = pipeline.retrieve_context(question)
-    plan = plan_answer(refined.question, refined.passages, "multi-bridge", 0.2, FakeEmbedder())
-    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+    plan = plan_answer(read(refined.question), refined.passages, "multi-bridge", 0.2, FakeEmbedder())
+    text, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences,
                                             bridges=["Julius Kahn"])
     assert text.startswith("Detroit"), grounding.candidates[:3]
-    _, unaware = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences)
+    _, unaware = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences)
     score = {c["text"]: c["score"] for c in grounding.candidates}
     score_unaware = {c["text"]: c["score"] for c in unaware.candidates}
     assert score_unaware["Julius Kahn"] > score.get("Julius Kahn", float("-inf"))  # the bridge is penalised
@@ -145,11 +154,11 @@ def test_every_quote_is_a_verbatim_substring_of_its_node(power_db):
 
 def test_focus_keeps_few_tokens_and_the_best_sentence(power_db):
     refined = make_pipeline(power_db, FakeGenerator()).retrieve_context("How many operators does the plant employ?")
-    plan = plan_answer(refined.question, refined.passages, "extractive", 0.2, FakeEmbedder())
+    plan = plan_answer(read(refined.question), refined.passages, "extractive", 0.2, FakeEmbedder())
     assert plan.mode == "short" and any("42 operators" in s.text for s in plan.focused)
     assert sum(len(s.text.split()) for s in plan.focused) < sum(len(p.text.split()) for p in refined.passages) + 1
     assert "Question: How many operators does the plant employ?" in plan.prompt
-    broad = plan_answer(refined.question, refined.passages, "abstractive", 0.8, None)
+    broad = plan_answer(read(refined.question), refined.passages, "abstractive", 0.8, None)
     assert broad.mode == "free"
 
 
@@ -232,7 +241,7 @@ def test_table_answers_are_computed_from_the_row_with_its_quotes(fees_db, questi
 
 
 def test_table_rules_step_aside_when_unsure(fees_db):
-    from longqa.ask import tables
+    from longqa.ask.answer import tables
 
     assert tables.operation("Who audits the company?") is None
     result = make_pipeline(fees_db, FakeGenerator()).answer("What is the change in legal fees between 2018 and 2019?")
@@ -272,7 +281,7 @@ def test_the_model_chooses_among_the_best_sentences_to_quote(power_db):
     question = "Highlight the parts (if any) of this manual related to the diesel generators and the fuel store."
     plain = make_pipeline(power_db, FakeGenerator()).answer(question)
     shown = [c["text"] for c in plain.grounding.candidates]
-    assert 2 <= len(shown) <= grounded.SENTENCE_CHOICES
+    assert 2 <= len(shown) <= DEFAULTS.answer.sentence_choices
     runner_up = " " + " ".join(shown[1].split())
     chooser = FakeGenerator(choose=lambda prompt, labels: runner_up if runner_up in labels else None)
     result = make_pipeline(power_db, chooser).answer(question)
@@ -314,8 +323,8 @@ def test_date_comparisons_between_two_options_follow_the_stated_years(tmp_path):
 
 def test_figures_the_question_states_are_not_answers():
     question = "In which year was the King who made the 1925 Birthday Honours born?"
-    assert spans.repeats_question(spans.Span("3 June 1925", "date"), question)
-    assert not spans.repeats_question(spans.Span("3 June 1865", "date"), question)
+    assert spans.repeats_question(spans.Span("3 June 1925", "date"), read(question))
+    assert not spans.repeats_question(spans.Span("3 June 1865", "date"), read(question))
     assert {c.kind for c in spans.candidates("Bars close at 3 a.m. on weekdays.") if c.text.startswith("3 a.m")} == {"time"}
 
 
@@ -337,10 +346,10 @@ def test_a_name_carrying_the_asked_noun_is_preferred():
 def test_a_draft_cut_mid_phrase_ends_at_its_last_content_word(power_db):
     refined = make_pipeline(power_db, FakeGenerator()).retrieve_context("How much diesel does the fuel store hold?")
     found = focus.context_sentences(refined.passages)
-    text, sentence = grounded._verbatim("the fuel store holds 60,000 litres of", found)
+    text, sentence = grounded.verbatim("the fuel store holds 60,000 litres of", found)
     assert text == "The fuel store holds 60,000 litres" and text in sentence.text
-    assert grounded._verbatim("60,00", found)[0] == "60,000"  # a figure cut short is completed
-    assert grounded._verbatim("the", found) is None
+    assert grounded.verbatim("60,00", found)[0] == "60,000"  # a figure cut short is completed
+    assert grounded.verbatim("the", found) is None
     quantity = [c.text for c in spans.candidates("Use was 0.42 kilowatt-hours per cubic metre.") if c.kind == "quantity"]
     assert quantity == ["0.42 kilowatt-hours"]
 
@@ -350,7 +359,7 @@ def test_a_draft_copied_across_a_table_row_keeps_its_first_cell(tmp_path):
     db = build_store(tmp_path / "costs.db", {"costs.md": doc}, tmp_path, FakeEmbedder())
     refined = make_pipeline(db, FakeGenerator()).retrieve_context("What did electricity cost in 2023?")
     found = focus.context_sentences(refined.passages)
-    assert grounded._verbatim("1,512 | 1,386", found)[0] == "1,512"
+    assert grounded.verbatim("1,512 | 1,386", found)[0] == "1,512"
 
 
 def test_how_many_questions_prefer_the_quantity_of_what_they_count():
@@ -412,7 +421,7 @@ def _planned(tmp_path, doc: str, question: str, qtype: str = "multi-bridge", sco
     passages it was planned from."""
     db = build_store(tmp_path / "plan.db", {"doc.md": doc}, tmp_path, FakeEmbedder())
     refined = make_pipeline(db, FakeGenerator()).retrieve_context(question)
-    return plan_answer(refined.question, refined.passages, qtype, scope, FakeEmbedder()), refined.passages
+    return plan_answer(read(refined.question), refined.passages, qtype, scope, FakeEmbedder()), refined.passages
 
 
 def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
@@ -429,7 +438,7 @@ def test_the_second_hop_reads_the_sentence_about_the_bridge_entity(tmp_path):
     assert "Neil Young" in plan.bridges
     best = max(plan.sentences, key=lambda s: s.score)
     assert "Astrid Young" in best.text
-    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+    text, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences,
                                             bridges=plan.bridges)
     assert text.startswith("Astrid Young"), grounding.candidates[:3]
     # One hop is enough when the first hop's sentence holds every word of the question: no bridge.
@@ -451,8 +460,8 @@ def test_a_sentence_going_on_about_the_bridge_entity_by_pronoun_shares_its_gain(
     question = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
 
     def gain_of(share: float) -> float:
-        monkeypatch.setattr(hops, "HOP_PRONOUN", share)
-        plan, _ = _planned(tmp_path / str(share), doc, question)
+        with applied(DEFAULTS.with_values({"answer.hop_pronoun": share})):
+            plan, _ = _planned(tmp_path / str(share), doc, question)
         assert plan.bridges[0] == "Shirley Temple"
         scores = {s.text.split()[0]: s.score for s in plan.sentences}
         return scores["As"] - scores["Later"]  # the sentence with "she" against its neighbour without
@@ -472,14 +481,14 @@ def test_spans_of_the_first_hop_sentence_are_not_the_answer(tmp_path, monkeypatc
     assert len(first) == 1 and "Fist Power" in first[0].text
 
     def prior_of(text):
-        _, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+        _, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences,
                                              bridges=plan.bridges)
         return grounding, {c["text"]: c["prior"] for c in grounding.candidates}[text]
 
     grounding, penalised = prior_of("March 1999")
     assert grounding.candidates[0]["text"] == "1842", grounding.candidates[:3]
-    monkeypatch.setattr(grounded, "W_FIRST_HOP", 0.0)
-    assert prior_of("March 1999")[1] == pytest.approx(penalised + ANSWER.w_first_hop)
+    with applied(DEFAULTS.with_values({"answer.w_first_hop": 0.0})):
+        assert prior_of("March 1999")[1] == pytest.approx(penalised + ANSWER.w_first_hop)
 
 
 def test_a_later_hop_s_answer_is_near_what_that_hop_asks(tmp_path):
@@ -491,7 +500,7 @@ def test_a_later_hop_s_answer_is_near_what_that_hop_asks(tmp_path):
     question = "When did the spouse of Mary Lou Hardin make What a Wonderful World?"
     plan, _ = _planned(tmp_path, doc, question)
     assert plan.bridges == ["Louis Daniels"]
-    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+    text, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences,
                                             bridges=plan.bridges)
     prior = {c["text"]: c["prior"] for c in grounding.candidates}
     assert text.startswith("1967")
@@ -502,12 +511,12 @@ def test_a_later_hop_s_answer_is_near_what_that_hop_asks(tmp_path):
 def test_year_questions_get_the_year_and_where_questions_the_place():
     dated = next(c for c in spans.candidates("Restricted cash was included in other assets as of December 31, 2019.")
                  if c.kind == "date")
-    assert spans.year_of(dated, "In which year was restricted cash included in other assets?").text == "2019"
-    assert spans.year_of(dated, "When was restricted cash included in other assets?").text == "December 31, 2019"
+    assert spans.year_of(dated, read("In which year was restricted cash included in other assets?")).text == "2019"
+    assert spans.year_of(dated, read("When was restricted cash included in other assets?")).text == "December 31, 2019"
     sentence = "Iron Maiden are an English heavy metal band formed in Leyton, East London, in 1975."
-    placed = {c.text for c in spans.candidates(sentence) if spans.placed(c, sentence, "Where did the band form?")}
+    placed = {c.text for c in spans.candidates(sentence) if spans.placed(c, sentence, read("Where did the band form?"))}
     assert placed == {"Leyton"}
-    assert not any(spans.placed(c, sentence, "Who formed the band?") for c in spans.candidates(sentence))
+    assert not any(spans.placed(c, sentence, read("Who formed the band?")) for c in spans.candidates(sentence))
 
 
 def test_a_month_alone_is_a_month_not_a_name():
@@ -554,8 +563,8 @@ def test_who_questions_prefer_a_persons_name(tmp_path):
     question = "Who directed The Silent Harbour?"
     plan, _ = _planned(tmp_path, doc, question, "extractive", 0.1)
     names = lambda grounding: [c["text"] for c in grounding.candidates]  # noqa: E731
-    _, without = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences)
-    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+    _, without = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences)
+    text, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences,
                                             embedder=load_embedder())
     assert text.startswith("Edmund Fairweather"), names(grounding)[:4]
     assert names(without).index("Edmund Fairweather") > names(grounding).index("Edmund Fairweather")
@@ -599,7 +608,7 @@ def test_the_first_hop_is_the_sentence_naming_the_described_bridge(tmp_path):
     question = "In which year was the King who made the 1930 Harvest Honours born?"
     plan, _ = _planned(tmp_path, doc, question)
     assert plan.bridges and plan.bridges[0] == "Albert IV", plan.bridges
-    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences,
+    text, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences,
                                             bridges=plan.bridges)
     assert text.startswith("1871"), grounding.candidates[:3]
 
@@ -622,8 +631,8 @@ def test_a_verdict_on_two_joined_names_needs_a_sentence_about_each(tmp_path):
     assert no.answer.startswith("No [") and "Cypress is the common name" in no.quotes[0].text
     yes = pipeline.answer("Are both Huernia and Ajuga described as a genus?")
     assert yes.answer.startswith("Yes [")
-    assert grounded.joined_names("Are the Laleli Mosque and Esma Sultan Mansion in the same neighborhood?") is None
-    assert grounded.joined_names("Are Freakonomics and In the Realm of the Hackers both American documentaries?") == (
+    assert grounded.joined_names(read("Are the Laleli Mosque and Esma Sultan Mansion in the same neighborhood?")) is None
+    assert grounded.joined_names(read("Are Freakonomics and In the Realm of the Hackers both American documentaries?")) == (
         "Freakonomics", "In the Realm of the Hackers")
 
 
@@ -643,9 +652,9 @@ def test_reference_marks_are_never_answers(tmp_path):
 
 def test_a_name_the_question_states_with_an_initial_is_not_the_answer(tmp_path):
     question = "Against the Wind is an album of the rock singer Robert C Seger. What was the singer's stage name?"
-    assert spans.repeats_question(spans.Span("Robert Clark Seger", "name"), question)
-    assert not spans.repeats_question(spans.Span("Bob Seger", "name"), question)
-    assert not spans.repeats_question(spans.Span("Clark", "name"), question)  # no word of its own asked
+    assert spans.repeats_question(spans.Span("Robert Clark Seger", "name"), read(question))
+    assert not spans.repeats_question(spans.Span("Bob Seger", "name"), read(question))
+    assert not spans.repeats_question(spans.Span("Clark", "name"), read(question))  # no word of its own asked
     from tests.ask_support import article
 
     corpus = article("Bob Seger", "Robert Clark Seger (born May 6, 1945), known professionally as Bob Seger, "
@@ -675,7 +684,7 @@ def test_the_role_wins_over_the_cast_s_other_names(tmp_path):
            "transformed into a candelabra.\n")
     question = "who does ewan mcgregor play in beauty and the beast 2017"
     plan, _ = _planned(tmp_path, doc, question, qtype="extractive")
-    text, grounding = grounded.choose_short(FakeGenerator(), question, plan.focused, plan.prompt, plan.sentences)
+    text, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences)
     assert text.startswith("Lumière"), grounding.candidates[:3]
 
 
@@ -697,15 +706,15 @@ def test_the_cast_list_line_is_read_though_it_says_few_of_the_question_s_words(t
 
 
 def test_what_two_joined_names_share_is_said_of_each(tmp_path):
-    assert grounded.shared_names("What occupation do Chris Menges and Aram Avakian share?") == (
+    assert grounded.shared_names(read("What occupation do Chris Menges and Aram Avakian share?")) == (
         "Chris Menges", "Aram Avakian")
-    assert grounded.shared_names("Where are Teide National Park and Garajonay National Park located?") == (
+    assert grounded.shared_names(read("Where are Teide National Park and Garajonay National Park located?")) == (
         "Teide National Park", "Garajonay National Park")
     for other in ("What government position was held by the woman in the film Kiss and Tell?",
                   "What is the average value of vehicles for 2018 and 2019?",
                   "Who was born first, Chris Menges or Aram Avakian?",
                   "What is the difference between Chris Menges and Aram Avakian?"):
-        assert grounded.shared_names(other) is None, other
+        assert grounded.shared_names(read(other)) is None, other
     # "British" is said of a film by each, "English" of one only; "director" of both, once the
     # gloss in brackets after a name is left out ("(born 1940 in Kingston, a director's son)").
     from tests.ask_support import article
@@ -726,8 +735,8 @@ def test_what_two_joined_names_share_is_said_of_each(tmp_path):
 def test_which_country_passes_over_a_nationality_said_of_someone():
     question = "Which country was the father of Anna Holm from?"
     sentence = "Her father was the French nobleman Carl Holm, who was born in Sweden and served the Chinese court."
-    marked = {c.text for c in spans.candidates(sentence) if spans.nationality(c, sentence, question)}
+    marked = {c.text for c in spans.candidates(sentence) if spans.nationality(c, sentence, read(question))}
     assert marked == {"French", "Chinese"}
-    assert not [c for c in spans.candidates(sentence) if spans.nationality(c, sentence, "Who was her father?")]
+    assert not [c for c in spans.candidates(sentence) if spans.nationality(c, sentence, read("Who was her father?"))]
     assert not [c for c in spans.candidates("Japan became a member.") if spans.nationality(c, "Japan became a member.",
-                                                                                            question)]
+                                                                                            read(question))]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from longqa.ask.settings import DEFAULTS
+
 from longqa.ask import Pipeline
 from longqa.ingest import Ingestor
 from longqa.store import open_db
@@ -108,7 +110,9 @@ def test_second_hop_takes_the_name_of_the_kind_the_question_describes(tmp_path, 
     # "the state where Pocahontas Mounds is located": the first hop is the sentence naming the
     # question's rarest name (not one naming "United States"), and of its names the bridge is the
     # one MiniLM places nearest to "state" — Mississippi, not Hinds County or the culture's name.
-    from longqa.ask import focus, hops, rules
+    from longqa.ask.answer import focus
+    from longqa.ask.answer import hops
+    from longqa.ask.analysis import rules
 
     _, embedder = models
     doc = tmp_path / "mounds.md"
@@ -132,7 +136,6 @@ def test_second_hop_takes_the_name_of_the_kind_the_question_describes(tmp_path, 
 def test_a_what_x_question_prefers_names_near_x(tmp_path, models, monkeypatch):
     # "What body of water ...": of the names the sentences hold, MiniLM places the river nearest
     # the asked-for thing; without that reading the country, nearer the question's words, wins.
-    from longqa.ask import grounded
 
     generator, embedder = models
     doc = tmp_path / "cassel.md"
@@ -141,12 +144,11 @@ def test_a_what_x_question_prefers_names_near_x(tmp_path, models, monkeypatch):
     db = ingest(tmp_path / "cassel.db", [doc], embedder)
     question = "What body of water is near the town where the Siege of Cassel took place?"
 
-    def priors():
-        result = Pipeline(db, generator, embedder, budget=2000).answer(question)
+    def priors(settings=DEFAULTS):
+        result = Pipeline(db, generator, embedder, budget=2000, settings=settings).answer(question)
         return result, {c["text"]: c["prior"] for c in result.grounding.candidates}
 
     result, fitted = priors()
-    monkeypatch.setattr(grounded, "HEAD_FIT", 0.0)
-    _, plain = priors()
+    _, plain = priors(DEFAULTS.with_values({"answer.head_fit": 0.0}))
     assert fitted["Fulda River"] - fitted["Germany"] > plain["Fulda River"] - plain["Germany"]
     assert result.answer.startswith("Fulda River"), result.grounding.candidates[:3]

@@ -3,10 +3,10 @@ steps and their caps, ablation switches, and that streamed and whole answers agr
 
 import pytest
 
-from longqa.ask.analyze import analyze, from_rules
-from longqa.ask.citations import cited_numbers
-from longqa.ask.queries import is_new, rule_split
-from longqa.ask.rules import information_pattern, question_type
+from longqa.ask.analysis.analyze import analyze, from_rules
+from longqa.ask.answer.citations import cited_numbers
+from longqa.ask.search.queries import is_new, rule_split
+from longqa.ask.analysis.rules import information_pattern, question_type
 from tests.ask_support import build_store, make_pipeline, reactor_handbook
 from tests.fakes import FakeGenerator
 
@@ -182,7 +182,7 @@ def test_doc_filter_and_budget(tmp_path, db_path):
 
 
 def test_outline_choice_reads_letter_probabilities(handbook_db):
-    from longqa.ask import outline_choice
+    from longqa.ask.search import outline_choice
     from longqa.store.nodes import load_tree
 
     root = load_tree(handbook_db, 1)

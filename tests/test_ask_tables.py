@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from longqa.ask import focus, tables
+from longqa.ask.answer import focus
+from longqa.ask.answer import tables
 from longqa.ask.context import Passage
 from longqa.tree_types import Node
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from longqa.ask import back_matter
-from longqa.ask.back_matter import is_back_matter, weight_back_matter
+from longqa.ask.settings import DEFAULTS
+from longqa.ask.search.back_matter import is_back_matter, weight_back_matter
 from longqa.tree_types import Node
 
 
@@ -32,6 +32,6 @@ def test_back_matter_leaves_are_scaled_unless_sources_are_asked():
     root = _article()
     scores = {1: 0.6, 2: 0.9, 3: 0.5}
     weighted = weight_back_matter("Who plays Charles in A Series of Unfortunate Events?", [root], scores)
-    assert weighted == {1: 0.6, 2: pytest.approx(0.9 * back_matter.BACK_MATTER_WEIGHT), 3: 0.5}
+    assert weighted == {1: 0.6, 2: pytest.approx(0.9 * DEFAULTS.search.back_matter_weight), 3: 0.5}
     assert weighted[1] > weighted[2]
     assert weight_back_matter("Which sources does the article cite?", [root], scores) == scores

@@ -80,7 +80,8 @@ def test_the_best_passages_stay_whole_within_their_share_and_the_context_keeps_i
 def test_the_search_s_bridge_query_raises_the_second_hop_sentence(tmp_path, db_path):
     # "Lena Marsh spent her childhood in Tromso" shares no word with the question; the search's
     # bridge query ("Lena Marsh woman grow") is what raises it among the sentences to keep
-    from longqa.ask import excerpt, focus
+    from longqa.ask.answer import excerpt
+    from longqa.ask.answer import focus
 
     db = build_store(db_path, {"films.md": films_corpus()}, tmp_path)
     question = "Where did the woman who directed Cold Harbour grow up?"
@@ -114,7 +115,7 @@ def test_a_sentence_holding_the_kind_of_answer_asked_for_is_raised(tmp_path, db_
     doc = ("# Plant\n\nThe plant did open to visitors with a ceremony for the town. The plant opened "
            "on 3 May 1998.\n")
     db = build_store(db_path, {"plant.md": doc}, tmp_path)
-    from longqa.ask import focus
+    from longqa.ask.answer import focus
 
     found = focus.context_sentences(make_pipeline(db).retrieve_context("When did the plant open?").passages)
     assert len(found) == 2

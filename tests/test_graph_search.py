@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from longqa.ask.graph_search import GraphSearch
-from longqa.ask.settings import DEFAULT
+from longqa.ask.search.graph import GraphSearch
+from longqa.ask.settings import DEFAULTS
 from longqa.store.graph import Graph, GraphNode
 from longqa.structure.tree import Node
 
@@ -35,7 +35,7 @@ def test_the_child_of_a_relevant_visited_point_is_taken_first_and_the_search_sto
     steps: list[dict] = []
     question_vector = np.array([0.0, 1.0, 0.0, 0.0], dtype=np.float32)  # like the point (and leaf 102)
     search = GraphSearch("When did the steamer Orla sink in the fog?", question_vector, [graph], leaves, 2000,
-                         DEFAULT.but(max_seconds=60), steps)
+                         DEFAULTS.search.but(max_seconds=60), steps)
     outcome = search.run()
     adds = [s for s in steps if s["action"] == "add"]
     # the point starts visited; its strongest edge (0.8) leads to leaf 103, which answers
@@ -47,11 +47,11 @@ def test_the_child_of_a_relevant_visited_point_is_taken_first_and_the_search_sto
 def test_the_budget_is_never_exceeded():
     graph, leaves = small_graph()
     steps: list[dict] = []
-    from longqa.ask.refine import leaf_tokens
+    from longqa.ask.search.refine import leaf_tokens
 
     budget = leaf_tokens(leaves[103]) + 1
     outcome = GraphSearch("Who kept the logbook of passing ships?", None, [graph], leaves, budget,
-                          DEFAULT.but(max_seconds=60, confidence=1.0), steps).run()
+                          DEFAULTS.search.but(max_seconds=60, confidence=1.0), steps).run()
     assert sum(leaf_tokens(leaf) for leaf in outcome.picks) <= budget
     assert len(outcome.picks) == 1 and steps[-1]["action"] == "stop"
 
@@ -107,7 +107,7 @@ def test_the_retrievals_best_leaves_are_visited_first_then_the_graph_leads(db):
     question = "Which quarry supplied the granite of the sea wall?"
     steps: list[dict] = []
     search = GraphSearch(question, embedder.embed([question])[0], [graph], leaves, 2000,
-                         DEFAULT.but(max_seconds=60, confidence=1.01), steps, leaf_scores={swim: 0.9, boats: 0.8})
+                         DEFAULTS.search.but(max_seconds=60, confidence=1.01), steps, leaf_scores={swim: 0.9, boats: 0.8})
     outcome = search.run()
     adds = [s for s in steps if s["action"] == "add"]
     assert [(s["node"], s["reason"]) for s in adds[:2]] == [(swim, "seed"), (boats, "seed")]
@@ -121,11 +121,11 @@ def test_the_retrievals_best_leaves_are_visited_first_then_the_graph_leads(db):
 def test_seeds_take_only_their_share_of_the_budget(db):
     graph, leaves, embedder = stored_story(db)
     scores = {leaf.id: 1.0 - 0.01 * n for n, leaf in enumerate(leaves.values())}  # every leaf retrieved
-    from longqa.ask.refine import leaf_tokens
+    from longqa.ask.search.refine import leaf_tokens
 
     budget = 6 * max(leaf_tokens(leaf) for leaf in leaves.values())
     search = GraphSearch("Which quarry supplied the granite?", None, [graph], leaves, budget,
-                         DEFAULT.but(graph_seed_share=0.5), [], leaf_scores=scores)
+                         DEFAULTS.search.but(graph_seed_share=0.5), [], leaf_scores=scores)
     seeded = sum(leaf_tokens(search.nodes[i].leaf) for i in search.seeds)
     assert 0 < seeded <= 0.5 * budget and len(search.seeds) < len(leaves)
     assert [search.nodes[i].leaf.id for i in search.seeds] == list(leaves)[: len(search.seeds)]
@@ -142,7 +142,7 @@ def test_a_point_and_its_copies_at_other_levels_are_visited_once(db):
     steps: list[dict] = []
     question = "When was the lifeboat station founded?"
     GraphSearch(question, embedder.embed([question])[0], [graph], leaves, 2000,
-                DEFAULT.but(max_seconds=60, confidence=1.01), steps).run()
+                DEFAULTS.search.but(max_seconds=60, confidence=1.01), steps).run()
     visited = [s["graph_node"] for s in steps if s["action"] == "add"]
     for ids in repeated:
         assert sum(1 for node_id in visited if node_id in ids) <= 1
@@ -171,7 +171,7 @@ def test_a_weakly_related_parent_does_not_pull_its_child_ahead_of_the_most_simil
     question = "What is the regatta trophy presented by the fishermen?"
     steps: list[dict] = []
     GraphSearch(question, embedder.embed([question])[0], [stored], tree_leaves, 2000,
-                DEFAULT.but(max_seconds=60, confidence=1.01), steps).run()
+                DEFAULTS.search.but(max_seconds=60, confidence=1.01), steps).run()
     adds = [s["node"] for s in steps if s["action"] == "add"]
     assert adds[0] == trophy and adds.index(trophy) < adds.index(guildhall)
 

@@ -1,5 +1,5 @@
-"""The package seams hold: only longqa/store/ speaks SQL, and longqa's packages import one another
-in one direction (no cycle).
+"""The package seams hold: only longqa/store/ speaks SQL, longqa's packages import one another
+downward only (no cycle), and ask/'s rooms import in the order the question flows.
 
 Both checks read the source with `ast`, so prose in comments and docstrings never trips them and
 an import written inside a function counts like one at the top of a module.
@@ -18,14 +18,26 @@ ROOT = Path(longqa.__file__).parent
 SQL = re.compile(
     r"\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+(?:OR\s+\w+\s+)?INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b"
 )
-# Lower first. A package may import itself, any package ranked below it, and the shared
-# bottom modules; `models` stands beside the pipeline (anything may use a model, models use
-# nothing of the pipeline).
-ORDER = ["parse", "structure", "store", "retrieve", "ask"]
-# The one upward import left: structure/ remembers its model calls in the store's LLM cache
-# (store/cache.py, which imports nothing of structure/). Passing the cache in from `ingest`
-# belongs to the structure package's boundary rewrite.
-UPWARD_ALLOWED = {("structure", "longqa.store.cache")}
+# The floors, lowest first. A unit may import its own floor and any floor below it, never one
+# above. The bottom floor is plain text and models (words, sentences, stems; the model backends)
+# beside the shared modules every package reads (tokens, the tree types, settings helpers, errors).
+FLOORS = [
+    {"longqa", "__init__", "text", "models", "tokens", "tree_types", "tunables", "errors", "config", "names"},
+    {"parse"},
+    {"store", "embedding"},  # embedding.py writes leaf vectors into the store
+    {"structure"},
+    {"retrieve"},
+    {"ask"},
+    {"graph"},
+    {"ingest", "reindex"},
+    {"eval"},
+    {"cli", "__main__"},
+]
+# Inside ask/: the question is read (analysis), then the trees searched (search), then the answer
+# chosen (answer); a room never imports a later one. The top modules (pipeline, result, context,
+# settings, prompts) join the rooms: rooms may use settings, prompts and the context's passages.
+ROOMS = ["analysis", "search", "answer"]
+SHARED_TOP = {"longqa.ask.settings", "longqa.ask.prompts", "longqa.ask.context"}
 
 
 def _modules() -> dict[str, ast.Module]:
@@ -174,17 +186,49 @@ def test_no_import_cycle_between_packages():
     assert not cycles, "import cycles between longqa packages:\n" + "\n".join(lines)
 
 
-def test_pipeline_packages_import_downward_only():
-    """parse → structure → store → retrieve → ask: a lower package never imports a higher one,
-    and models (beside them) imports none of them."""
-    graph = package_graph(skip=UPWARD_ALLOWED)
+def floor(unit: str) -> int:
+    for rank, units in enumerate(FLOORS):
+        if unit in units:
+            return rank
+    raise AssertionError(f"longqa.{unit} is on no floor: add it to FLOORS")
+
+
+def test_every_package_is_on_a_floor():
+    units = {_package(module) for module in _modules()}
+    for unit in units:
+        floor(unit)
+
+
+def test_packages_import_downward_only():
+    """text/models → parse → store → structure → retrieve → ask → graph → ingest → eval → cli: no
+    unit imports a unit on a higher floor, with no exception."""
     wrong = []
-    for source, targets in graph.items():
-        for target in targets:
-            upward = source in ORDER and target in ORDER and ORDER.index(target) > ORDER.index(source)
-            if upward or (source == "models" and target in ORDER):
-                wrong.append(f"{source} -> {target} ({', '.join(sorted(targets[target]))})")
+    for source, targets in package_graph().items():
+        for target, modules in targets.items():
+            if floor(target) > floor(source):
+                wrong.append(f"{source} -> {target} ({', '.join(sorted(modules))})")
     assert not wrong, "imports against the layering:\n" + "\n".join(sorted(wrong))
+
+
+def _room(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) >= 3 and parts[1] == "ask" and parts[2] in ROOMS else None
+
+
+def test_ask_rooms_import_in_order():
+    """analysis → search → answer: a room imports nothing of a later room nor ask's pipeline or
+    result (which sit above all three); rooms may share settings, prompts and the context."""
+    wrong = []
+    for module, target in module_edges():
+        room = _room(module)
+        if room is None or not target.startswith("longqa.ask"):
+            continue
+        other = _room(target)
+        if other is not None and ROOMS.index(other) > ROOMS.index(room):
+            wrong.append(f"{module} -> {target}")
+        elif other is None and target not in SHARED_TOP and target != "longqa.ask":
+            wrong.append(f"{module} -> {target}")
+    assert not wrong, "imports against the rooms' order:\n" + "\n".join(sorted(wrong))
 
 
 def test_the_cycle_check_sees_a_cycle():

@@ -4,7 +4,7 @@ import pytest
 
 from longqa import tokens
 from longqa.ask.context import build_passages, render
-from longqa.ask.refine import (announces_next, leaf_tokens, score_trees, select, select_flat, starts_mid_sentence,
+from longqa.ask.search.refine import (announces_next, leaf_tokens, score_trees, select, select_flat, starts_mid_sentence,
                                stops_mid_sentence)
 from longqa.ingest import Ingestor
 from longqa.store import open_db

@@ -5,7 +5,8 @@ import pytest
 from longqa.retrieve import bm25, dense
 from longqa.retrieve.bm25 import Hit
 from longqa.retrieve.docnames import name_scores, name_terms
-from longqa.retrieve.equivalents import _PHRASES, _stem, equivalent_phrases
+from longqa.retrieve.equivalents import _PHRASES, equivalent_phrases
+from longqa.text.stems import singular_phrase as _stem
 from longqa.retrieve.fusion import fuse, min_max, weights
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.retrieve.terms import content_terms, fts_match

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from longqa import tokens
-from longqa.ask import router
+from longqa.ask.search import router
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import walk
 from tests.ask_support import build_store, reactor_handbook

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from longqa.ask.bridge import bridge_entities, bridge_query
-from longqa.ask.evidence import answer_shape_present
+from longqa.ask.search.bridge import bridge_entities, bridge_query
+from longqa.ask.search.relevance import answer_shape_present
 from longqa.ask.prompts import SUFFICIENCY_SUFFIX, sufficiency_prompt
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
 from longqa.retrieve.local import local_scores
@@ -287,7 +287,7 @@ def test_sufficiency_prompt_grows_by_appending_so_the_kv_cache_is_reused():
 
 
 def test_decisions_weighted_by_measured_skill():
-    from longqa.ask import skill
+    from longqa.models import skill
 
     measured = FakeGenerator()
     measured.name = "gemma-3-270m-q4_k_m"
@@ -365,7 +365,7 @@ def test_router_junk_reply_changes_nothing(filing_db):
 
 
 def test_router_at_chance_is_not_asked(filing_db):
-    from longqa.ask import skill
+    from longqa.models import skill
 
     asked = []
     generator = FakeGenerator(route=lambda prompt, grammar: asked.append(prompt) or " REFUSE")

@@ -2,8 +2,10 @@
 
 from dataclasses import fields
 
-from longqa.ask import citations, focus, grounded, refine
-from longqa.ask.settings import ANSWER, DEFAULT, AskSettings
+import pytest
+
+from longqa.ask.search import refine
+from longqa.ask.settings import DEFAULTS, AskSettings, SettingsError, applied, flatten, in_effect
 from longqa.retrieve.fusion import fuse
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.retrieve.settings import RETRIEVAL
@@ -18,10 +20,13 @@ def test_every_tunable_says_what_it_is_and_how_it_was_chosen():
     assert {name.split(".")[0] for name, _, _, _ in rows} == {f.name for f in fields(AskSettings)}
 
 
-def test_modules_run_with_the_settings_values():
-    assert (focus.FOCUS_TOKENS, citations.MAX_SOURCES, grounded.NO_ANSWER_PRIOR) == (
-        ANSWER.focus_tokens, ANSWER.max_sources, ANSWER.no_answer_prior)
-    assert refine.select.__defaults__[0] == DEFAULT.fill_floor  # one 0.1 floor, not two
+def test_settings_are_read_when_a_step_runs_not_copied_at_import():
+    changed = DEFAULTS.with_values({"answer.focus_tokens": "99"})
+    assert in_effect() is DEFAULTS
+    with applied(changed):
+        assert in_effect().answer.focus_tokens == 99
+    assert in_effect().answer.focus_tokens == DEFAULTS.answer.focus_tokens
+    assert refine.select.__defaults__[0] == DEFAULTS.search.fill_floor  # one 0.1 floor, not two
     assert fuse.__kwdefaults__["cutoff"] == RETRIEVAL.relative_cutoff
     assert HybridRetriever.k == RETRIEVAL.k
 
@@ -36,11 +41,35 @@ def test_the_pipeline_reports_what_it_runs_with(db):
     assert table[0].startswith("| setting | default |") and len(table) == len(AskSettings().lines()) + 2
 
 
-def test_the_readme_table_lists_every_setting_with_its_default():
+def test_the_settings_document_is_current():
     from pathlib import Path
 
-    from longqa.ask.settings import AskSettings
+    from longqa.ask.settings import document
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    for row in AskSettings().table().splitlines()[2:]:
-        assert row in readme, f"README's settings table is out of date: {row[:80]}"
+    written = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text(encoding="utf-8")
+    assert written == document(), "docs/settings.md is out of date: python -m longqa.ask.settings > docs/settings.md"
+
+
+def test_values_are_converted_to_each_fields_type():
+    changed = DEFAULTS.with_values({"answer.quote_sentences": "5", "search.use_loop": "false",
+                                    "answer.focus_weights": "0.6,0.3,0.1", "search.confidence": 1})
+    assert changed.answer.quote_sentences == 5 and changed.search.use_loop is False
+    assert changed.answer.focus_weights == (0.6, 0.3, 0.1) and changed.search.confidence == 1.0
+    assert DEFAULTS.answer.quote_sentences != 5  # the defaults themselves are untouched
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("answer.no_such_field", "1", "unknown setting 'answer.no_such_field'"),
+    ("nowhere.quote_sentences", "1", "unknown setting"),
+    ("answer.quote_sentences", "many", "takes int"),
+    ("search.use_loop", "maybe", "takes bool"),
+    ("answer.focus_weights", "1,2", "takes 3 comma-separated numbers"),
+])
+def test_a_wrong_key_or_value_is_one_clear_error(key, value, message):
+    with pytest.raises(SettingsError, match=message):
+        DEFAULTS.with_values({key: value})
+
+
+def test_a_toml_document_flattens_to_section_keys():
+    assert flatten({"answer": {"quote_sentences": 5}, "search": {"max_nodes": 4}}) == {
+        "answer.quote_sentences": 5, "search.max_nodes": 4}

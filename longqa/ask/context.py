@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from longqa import tokens
-from longqa.ask.refine import Selection
+from longqa.ask.search.refine import Selection
 from longqa.store.documents import DocumentLabel
 from longqa.tree_types import Node, walk
 

@@ -22,16 +22,17 @@ from typing import Iterator
 
 import sqlite_utils
 
-from longqa.ask import analyze as analysis_mod
-from longqa.ask import evidence as evidence_mod
-from longqa.ask import excerpt, hops
+from longqa.ask.analysis import analyze as analysis_mod
+from longqa.ask.search import relevance as evidence_mod
+from longqa.ask.answer import excerpt
+from longqa.ask.answer import hops
 from longqa.ask import prompts
-from longqa.ask.answer import answer_settings, plan_answer, run_answer
+from longqa.ask.answer.stage import answer_settings, plan_answer, run_answer
+from longqa.ask.analysis.asked import read as read_asked
 from longqa.ask.context import build_passages
-from longqa.ask.organizer import Planner
+from longqa.ask.search.plan import Planner
 from longqa.ask.result import AnswerStream, AskResult, Refined
-from longqa.ask.settings import DEFAULT as DEFAULT_SETTINGS
-from longqa.ask.settings import RELEVANCE, AskSettings, SearchSettings
+from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
 from longqa.models.base import Embedder, Generator
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.retrieve.settings import RETRIEVAL
@@ -50,24 +51,31 @@ class Pipeline:
         use_tree: bool = True,
         use_expansion: bool = True,
         retrieval: str = "hybrid",
-        k: int = RETRIEVAL.k,
-        coverage_min: float = RELEVANCE.coverage_min,
-        cosine_min: float = RELEVANCE.cosine_min,
-        settings: SearchSettings | None = None,
+        k: int | None = None,
+        coverage_min: float | None = None,
+        cosine_min: float | None = None,
+        settings: SearchSettings | AskSettings | None = None,
         **overrides,
     ):
         if budget < 1:
             raise ValueError("budget must be at least 1 token")
         self.db = db
         self.generator = generator
-        # Tunables of the retrieval and search (ask/settings.py); keyword overrides such as
-        # whole_documents=False or confidence=0.9 replace single fields (the eval ablations).
-        self.settings = (settings or DEFAULT_SETTINGS).but(**overrides)
+        # Every tunable (ask/settings.py), applied for the length of each call: `settings` is the
+        # whole AskSettings (or only its search section); keyword overrides such as
+        # whole_documents=False or confidence=0.9 replace single search fields (the eval ablations).
+        whole = settings if isinstance(settings, AskSettings) else DEFAULTS.but(search=settings or DEFAULTS.search)
+        relevance = whole.relevance.but(**{name: value for name, value in
+                                           (("coverage_min", coverage_min), ("cosine_min", cosine_min))
+                                           if value is not None})
+        self.ask_settings = whole.but(search=whole.search.but(**overrides), relevance=relevance)
+        self.settings = self.ask_settings.search
         self.budget, self.max_steps = budget, max(0, max_steps)
         self.use_analysis, self.use_tree, self.use_expansion = use_analysis, use_tree, use_expansion
         # "Nothing relevant" thresholds; the cosine one is calibrated for all-MiniLM-L6-v2.
-        self.coverage_min, self.cosine_min = coverage_min, cosine_min
-        self.retriever = HybridRetriever(db, embedder if retrieval != "bm25" else None, retrieval, k)
+        self.coverage_min, self.cosine_min = relevance.coverage_min, relevance.cosine_min
+        self.retriever = HybridRetriever(db, embedder if retrieval != "bm25" else None, retrieval,
+                                         k if k is not None else RETRIEVAL.k)
         self._heads_kept = False
 
     def _keep_heads(self) -> None:
@@ -82,15 +90,15 @@ class Pipeline:
 
     def settings_in_effect(self) -> AskSettings:
         """Every tunable as this pipeline runs it (ask/settings.py; printed by `ask --explain`)."""
-        return AskSettings(
-            retrieval=self.retriever.settings.but(k=self.retriever.k),
-            relevance=RELEVANCE.but(coverage_min=self.coverage_min, cosine_min=self.cosine_min),
-            search=self.settings,
-        )
+        return self.ask_settings.but(retrieval=self.retriever.settings.but(k=self.retriever.k))
 
     # -- context only ------------------------------------------------------------------------
     def retrieve_context(self, question: str, doc_ids: list[int] | None = None) -> Refined:
         """The refined, cited context for `question` (no answer is generated)."""
+        with applied(self.ask_settings):
+            return self._retrieve_context(question, doc_ids)
+
+    def _retrieve_context(self, question: str, doc_ids: list[int] | None) -> Refined:
         question = " ".join(question.split())
         timings: dict[str, float] = {}
         started = time.perf_counter()
@@ -134,7 +142,8 @@ class Pipeline:
     def _excerpt(self, refined: Refined, pool: int) -> None:
         """Cut the `pool`-token context to its best sentences under the budget (ask/excerpt.py)."""
         question, analysis, dense = refined.question, refined.analysis, self.retriever.uses_dense
-        long_form = answer_settings(analysis.type, analysis.scope)[0]
+        want = analysis.asked.want if analysis.asked is not None else "any"
+        long_form = answer_settings(analysis.type, analysis.scope, want)[0]
         refined.passages = excerpt.excerpt(
             question, refined.passages, self.budget, self.settings, leaf_scores=refined.leaf_scores,
             embedder=self.retriever.embedder if dense else None,
@@ -147,13 +156,18 @@ class Pipeline:
     # -- answers -----------------------------------------------------------------------------
     def stream(self, question: str, doc_ids: list[int] | None = None) -> AnswerStream:
         """Context first (blocking), then an iterator over the answer's pieces as generated."""
+        with applied(self.ask_settings):
+            return self._stream(question, doc_ids)
+
+    def _stream(self, question: str, doc_ids: list[int] | None) -> AnswerStream:
         started = time.perf_counter()
         refined = self.retrieve_context(question, doc_ids)
         if not refined.found or self.generator is None:
             return AnswerStream(refined, iter(()), lambda text: self._finish(refined, None, started, None, []))
         tick = time.perf_counter()
         dense = self.retriever.uses_dense
-        plan = plan_answer(refined.question, refined.passages, refined.analysis.type, refined.analysis.scope,
+        asked = refined.analysis.asked or read_asked(refined.question)
+        plan = plan_answer(asked, refined.passages, refined.analysis.type, refined.analysis.scope,
                            self.retriever.embedder if dense else None,
                            self.retriever.embed(refined.question) if dense else None)
         refined.timings["focus"] = time.perf_counter() - tick
@@ -164,11 +178,12 @@ class Pipeline:
 
         def pieces() -> Iterator[str]:
             tick = time.perf_counter()
-            for piece in run_answer(self.generator, refined.question, plan, grounding):
-                if not first_token:
-                    first_token.append(time.perf_counter() - started)
-                    refined.timings["to_first_piece"] = time.perf_counter() - tick
-                yield piece
+            with applied(self.ask_settings):  # the pieces are generated after stream() returned
+                for piece in run_answer(self.generator, asked, plan, grounding):
+                    if not first_token:
+                        first_token.append(time.perf_counter() - started)
+                        refined.timings["to_first_piece"] = time.perf_counter() - tick
+                    yield piece
             refined.timings["generation"] = time.perf_counter() - tick
 
         refined.answer_prompt = plan.prompt

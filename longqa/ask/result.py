@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from longqa.ask.analyze import Analysis
-from longqa.ask.citations import cited_numbers, citation_list
+from longqa.ask.analysis.analyze import Analysis
+from longqa.ask.answer.citations import cited_numbers, citation_list
 from longqa.ask.context import Passage, render
-from longqa.ask.evidence import EvidenceCheck
-from longqa.ask.grounded import Grounding, Quote
+from longqa.ask.search.relevance import EvidenceCheck
+from longqa.ask.answer.grounded import Grounding, Quote, quote_of
 from longqa.retrieve.fusion import Fused
 
 NO_EVIDENCE = "The store has nothing relevant to this question."
@@ -59,9 +59,18 @@ class Refined:
             "context_tokens": self.context_tokens,
             "steps": self.steps,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
-            "found": self.found,
+            "found": self.found if grounding is None else self.found and grounding.mode != "none",
+            "confidence": None if grounding is None or grounding.confidence is None else round(grounding.confidence, 4),
+            "unsure": bool(grounding and grounding.unsure),
+            "alternatives": [alternative(c) for c in grounding.alternatives] if grounding else [],
             "notes": self.notes,
         }
+
+
+def alternative(candidate) -> dict:
+    """A next candidate with its probability and the quote it stands in."""
+    return {"text": candidate.text, "kind": candidate.kind, "probability": round(candidate.probability, 4),
+            "quote": quote_of(candidate.sentence).as_dict() if candidate.sentence is not None else None}
 
 
 @dataclass
@@ -85,6 +94,11 @@ class AskResult:
     @property
     def quotes(self) -> list[Quote]:
         return self.grounding.quotes if self.grounding else []
+
+    @property
+    def found(self) -> bool:
+        """Something relevant was found and an answer chosen ("The documents do not say." is no answer)."""
+        return self.refined.found and not (self.grounding is not None and self.grounding.mode == "none")
 
     @property
     def cited(self) -> list[int]:

@@ -9,7 +9,8 @@ each) and listed in the README:
   SearchSettings(...))` or keyword overrides replace any field; the CLI exposes the stop rules);
 - expansion: the outline choice and the generated queries of the search's steps;
 - answer: the answer stage (focus, span choice, the draft's vote, tables, sources).
-Expansion and answer values are read from the defaults below by their modules.
+The Pipeline applies one AskSettings for the length of each call and every step reads
+`in_effect()` when it runs; users set any field with `--set section.field=value` or a TOML file.
 
 Search defaults were set on the TUNE half of the dev questions (`longqa eval --half tune`);
 figures reported come from the other half. Answer-stage values were set by hand on tune-half spot
@@ -18,7 +19,10 @@ checks (16 HotpotQA questions, the UDA tune store's table questions, the handboo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Iterator
 
 from longqa.retrieve.settings import RETRIEVAL, RetrievalSettings
 from longqa.tunables import described, tunable
@@ -205,9 +209,9 @@ class ExpansionSettings:
 
 @dataclass(frozen=True)
 class AnswerSettings:
-    """The answer stage (ask/answer.py and the modules it calls)."""
+    """The answer stage (ask/answer/)."""
 
-    # -- what is generated (ask/answer.py) --------------------------------------------------------
+    # -- what is generated (ask/answer/stage.py) ----------------------------------------------------
     short_answer_tokens: int = tunable(120, "token cap of a short (one-line) answer", SPOT)
     long_answer_tokens: int = tunable(256, "token cap of a free-text answer", SPOT)
     long_scope: float = tunable(
@@ -219,6 +223,10 @@ class AnswerSettings:
         "a source), 'quote' (the best focused sentences), 'auto' (generate only with a model whose free "
         "text was measured to beat quoting, or was never measured: ask/skill.py)", TUNE)
     quote_sentences: int = tunable(3, "sentences quoted as a broad question's answer", TUNE)
+    summary_diversity: float = tunable(
+        0.3, "a summary's points (ask/answer/summary.py): weight of overlap with the points already chosen "
+        "against relevance and centrality (Maximal Marginal Relevance)",
+        "not tuned: the dev questions carry no summary labels; a common MMR setting")
     # -- sentence focus (ask/focus.py) ------------------------------------------------------------
     focus_tokens: int = tunable(
         260, "tokens of best sentences shown for extractive, arithmetic and bridge questions",
@@ -245,47 +253,23 @@ class AnswerSettings:
     hop_pronoun: float = tunable(
         1.0, "share of a sentence's hop bonus that the sentences going on about the entity by pronoun right after "
         "it get", "tune half: F1 0.425 -> 0.434 (0.8 the same, 0.5 no change); recall at 500 tokens 0.529 -> 0.538")
-    # -- span choice (ask/grounded.py, ask/spans.py) ---------------------------------------------
-    max_candidates: int = tunable(8, "answer spans scored by the model (each costs a few decodes)", SPOT)
+    # -- span choice (ask/answer/choose.py; its weights are learned: ask/answer/ranker.json) ------
+    ranker_weights: str = tunable(
+        "", "a weights file for the answer ranker (bench/answer_ranker.py fit writes one, e.g. for another "
+        "model); empty: the shipped ask/answer/ranker.json", "the shipped file is fitted on the tune half")
+    max_candidates: int = tunable(8, "candidates the ranker's prior stage keeps for the model to score (each costs "
+                                  "a few decodes)", SPOT)
     sentence_choices: int = tunable(3, "best sentences the model chooses among when the answer is a sentence", SPOT)
     sentence_tokens: int = tunable(24, "a sentence is scored by the model on at most its first tokens", SPOT)
     w_sentence_model: float = tunable(
         1.0, "weight of the model's probability of copying a sentence against its score / the best's", SPOT)
     candidate_sentences: int = tunable(10, "best focused sentences that candidate spans come from", SPOT)
     max_option_tokens: int = tunable(8, "a candidate is scored by the model on at most its first tokens", SPOT)
-    span_weights: tuple = tunable(
-        (0.8, 1.0, 1.2, 0.25), "rule prior of a span: weights of answer-kind fit, proximity to question "
-        "words, a penalty for repeating the question (or naming a bridge entity), phrase shape", SPOT)
     stem_chars: int = tunable(6, "letters compared when a word meets a question word by its stem", SPOT)
     stem_only: float = tunable(0.7, "credit of a word that meets a question word only by its stem", SPOT)
-    w_unrelated: float = tunable(0.3, "factor of a span whose sentence holds none of the question's words", SPOT)
-    w_model: float = tunable(1.0, "weight of the generator's choice against the rule prior", SPOT)
-    w_verdict_rule: float = tunable(
-        0.3, "a yes/no question's prior for the verdict of the word rule (every question word said in the "
-        "best sentences, not negated: Yes); the model's own verdict adds as far as its skill allows", SPOT)
+    w_model: float = tunable(1.0, "lettered options: weight of the model's letter probability against the option's "
+                             "support in the focused sentences", SPOT)
     verdict_sentences: int = tunable(4, "best focused sentences the yes/no word rule reads", SPOT)
-    w_draft: float = tunable(1.0, "weight of agreeing with the model's own short draft answer", SPOT)
-    w_draft_typed: float = tunable(
-        0.3, "the draft's weight when the question wants a figure, date, duration or frequency", SPOT)
-    w_compare: float = tunable(
-        1.5, "bonus of the option picked by comparing the years the sentences state for each (younger, first)",
-        "tune half: fixed the comparison questions without moving others")
-    w_head: float = tunable(
-        0.5, "bonus of a name or phrase carrying the noun a 'what X' question names ('Avery County')", SPOT)
-    w_defines: float = tunable(
-        1.0, "bonus of a span the sentence says is the 'what X' question's noun ('Ferric sulphate is the "
-        "coagulant'): a definition outweighs the small model's draft", SPOT)
-    w_field: float = tunable(
-        0.5, "a labelled field whose label names what the question asks ('Judge term length | Life tenure', "
-        "ask/fields.py): its value's prior is the best other prior plus this", SPOT)
-    w_shared: float = tunable(
-        1.0, "bonus of a span said word for word about each of two names a question joins ('What occupation "
-        "do Chris Menges and Aram Avakian share?': director)", SPOT)
-    w_place: float = tunable(
-        0.3, "bonus of a name a 'where' question gets after 'in', 'at', 'from' ('formed in Leyton')", SPOT)
-    w_person: float = tunable(
-        0.5, "a name's bonus (or penalty) for looking like a person's when the question asks 'who' (or "
-        "for a place, a group or a work): x its person margin in -1..1 (ask/kinds.py)", SPOT)
     person_scale: float = tunable(
         0.03, "cosine margin (person centroid against the nearest other kind's) that counts as fully a "
         "person's name; all-MiniLM-L6-v2's margins run from about -0.35 to +0.25", SPOT)
@@ -294,16 +278,9 @@ class AnswerSettings:
     draft_tokens_typed: int = tunable(
         6, "... when the rules know the answer kind (enough for 'about 52 hours')", "first-token latency; " + SPOT)
     max_draft_words: int = tunable(12, "a longer draft is not a span to copy", SPOT)
-    no_answer_prior: float = tunable(0.45, "prior of 'The documents do not say.' among the candidates", SPOT)
     proximity_chars: int = tunable(150, "characters within which a span counts as near a question word", SPOT)
     min_trace_overlap: float = tunable(
         0.2, "an answer sentence is traced to a source sharing this share of its words", SPOT)
-    head_fit: float = tunable(
-        0.3, "a 'what/which X' question's best names gain this x how much nearer X they are than the pool's "
-        "mean, by embedding cosine ('body of water': Fulda River, not Germany)", SPOT)
-    w_first_hop: float = tunable(
-        1.0, "penalty of a span in the sentence a multi-hop question's first hop starts from (it says what the "
-        "start is, e.g. a film's year; the answer is what a later hop says)", SPOT)
     min_new_words: int = tunable(
         2, "a sentence quoted as the answer says at least this many content words the question does not "
         "(a heading that repeats the question answers nothing)", SPOT)
@@ -336,8 +313,98 @@ class AskSettings:
         return "\n".join(rows)
 
 
-DEFAULT = SearchSettings()
+    def but(self, **sections) -> "AskSettings":
+        return replace(self, **sections)
+
+    def with_values(self, assignments: dict[str, object]) -> "AskSettings":
+        """A copy with `section.field` values replaced, each converted to the field's type; raises
+        SettingsError naming the key for an unknown key or a value of the wrong type."""
+        result = self
+        for key, raw in assignments.items():
+            section_name, _, name = key.partition(".")
+            section = getattr(result, section_name, None) if not section_name.startswith("_") else None
+            if not is_dataclass(section) or not name or name not in {f.name for f in fields(section)}:
+                raise SettingsError(f"unknown setting {key!r} (see `longqa ask --explain` for the names)")
+            value = _typed(key, getattr(section, name), raw)
+            result = replace(result, **{section_name: replace(section, **{name: value})})
+        return result
+
+
+class SettingsError(ValueError):
+    """A setting named or typed wrongly (the CLI exits 2 with this one line)."""
+
+
+def _typed(key: str, current: object, raw: object) -> object:
+    """`raw` (a string from the command line, or a TOML value) as the type of `current`."""
+    kind = type(current)
+    try:
+        if isinstance(raw, kind) and not (kind is int and isinstance(raw, bool)):
+            return raw
+        if kind is bool:
+            text = str(raw).strip().lower()
+            if text in ("true", "1", "yes", "on"):
+                return True
+            if text in ("false", "0", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if kind is tuple:
+            items = raw if isinstance(raw, (list, tuple)) else str(raw).strip("()[] ").split(",")
+            values = tuple(type(c)(str(v).strip()) for c, v in zip(current, items))
+            if len(values) != len(current) or len(items) != len(current):
+                raise ValueError(raw)
+            return values
+        if kind is float and isinstance(raw, int) and not isinstance(raw, bool):
+            return float(raw)
+        if kind in (int, float, str) and isinstance(raw, str):
+            return kind(raw)
+    except (TypeError, ValueError):
+        pass
+    shown = f"{len(current)} comma-separated numbers" if kind is tuple else kind.__name__
+    raise SettingsError(f"setting {key!r} takes {shown}, not {raw!r}")
+
+
+def flatten(table: dict, prefix: str = "") -> dict[str, object]:
+    """A TOML document's nested tables as `section.field` keys (`[answer]` / `quote_sentences = 5`)."""
+    flat: dict[str, object] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            flat.update(flatten(value, f"{prefix}{key}."))
+        else:
+            flat[prefix + key] = value
+    return flat
+
+
+def document() -> str:
+    """docs/settings.md: every setting with its default, what it is and how it was chosen."""
+    return ("# Settings\n\n"
+            "Every tunable of `longqa ask`, with its default, what it is and how the default was chosen. Set any\n"
+            "of them for one call with `--set section.field=value` (repeatable), or in a TOML file passed with\n"
+            "`--settings FILE` or named by `$LONGQA_SETTINGS`, one table per section (`[answer]`,\n"
+            "`quote_sentences = 5`). `longqa ask --explain` prints the values in effect. This file is generated:\n"
+            "`python -m longqa.ask.settings > docs/settings.md`.\n\n" + AskSettings().table() + "\n")
+
+
+DEFAULTS = AskSettings()
 ROUTER_MODES = ("auto", "on", "off")  # SearchSettings.router
-RELEVANCE = RelevanceSettings()
-EXPANSION = ExpansionSettings()
-ANSWER = AnswerSettings()
+
+# The settings of the question being asked. The Pipeline sets them for the length of each call
+# (`applied`), and every step reads `in_effect()` when it runs, never a copy taken at import: so
+# two pipelines with different settings, or `--set answer.quote_sentences=5`, change what runs.
+_IN_EFFECT: ContextVar[AskSettings] = ContextVar("longqa_ask_settings", default=DEFAULTS)
+
+
+def in_effect() -> AskSettings:
+    return _IN_EFFECT.get()
+
+
+@contextmanager
+def applied(settings: AskSettings) -> Iterator[AskSettings]:
+    token = _IN_EFFECT.set(settings)
+    try:
+        yield settings
+    finally:
+        _IN_EFFECT.reset(token)
+
+
+if __name__ == "__main__":
+    print(document(), end="")

@@ -11,13 +11,17 @@ import typer
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, print_json
 from longqa.cli.ask_output import print_context, print_explain, print_sources
 from longqa.cli.question import read_question
+from longqa.cli.settings_options import SetOption, SettingsFileOption, settings_from
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.errors import EXIT_NO_EVIDENCE, EXIT_OK, LongqaError
-from longqa.ask.settings import DEFAULT as SEARCH
+from longqa.ask.settings import DEFAULTS
+
+SEARCH = DEFAULTS.search
 from longqa.ask.settings import ROUTER_MODES
 from longqa.retrieve.hybrid import MODES
 
 NO_EVIDENCE_MESSAGE = "longqa: nothing in the store is relevant to this question (no answer given)"
+NO_ANSWER_MESSAGE = "longqa: the passages found do not answer this question (exit 4)"
 
 
 @app.command()
@@ -28,19 +32,22 @@ def ask(
     doc: Optional[List[str]] = typer.Option(None, "--doc", help="Only these documents (id, path or name); repeatable."),
     budget: int = typer.Option(2000, "--budget", min=50, help="Context tokens given to the generator."),
     max_steps: int = typer.Option(3, "--max-steps", min=0, help="Cap on expansion steps."),
-    confidence: float = typer.Option(SEARCH.confidence, "--confidence", min=0.0, max=1.0,
-                                     help="Search stops when evidence sufficiency reaches this (PECAN's t_p)."),
-    patience: int = typer.Option(SEARCH.patience, "--patience", min=1,
-                                 help="...after this many steps judged sufficient (PECAN's t_n)."),
-    max_nodes: int = typer.Option(SEARCH.max_nodes, "--max-nodes", min=0, help="Cap on nodes the search adds."),
-    max_seconds: float = typer.Option(SEARCH.max_seconds, "--max-seconds", min=0.0,
-                                      help="Cap on seconds the search spends (the budget fills after it)."),
-    router: str = typer.Option(SEARCH.router, "--router",
+    confidence: Optional[float] = typer.Option(None, "--confidence", min=0.0, max=1.0,
+                                     help=f"Search stops when evidence sufficiency reaches this (PECAN's t_p) [default: {SEARCH.confidence}]."),
+    patience: Optional[int] = typer.Option(None, "--patience", min=1,
+                                           help=f"...after this many steps judged sufficient (PECAN's t_n) "
+                                                f"[default: {SEARCH.patience}]."),
+    max_nodes: Optional[int] = typer.Option(None, "--max-nodes", min=0,
+                                            help=f"Cap on nodes the search adds [default: {SEARCH.max_nodes}]."),
+    max_seconds: Optional[float] = typer.Option(None, "--max-seconds", min=0.0,
+                                                help=f"Cap on seconds the search spends (the budget fills after "
+                                                     f"it) [default: {SEARCH.max_seconds}]."),
+    router: Optional[str] = typer.Option(None, "--router",
                                help="RDR2's router picks each search step: auto (only when the model's measured "
-                                    "router skill is above chance) | on | off."),
-    search: str = typer.Option(SEARCH.search, "--search",
+                                    "router skill is above chance, the default) | on | off."),
+    search: Optional[str] = typer.Option(None, "--search",
                                help="tree | graph (the information-point graph of `ingest --graph`) | auto "
-                                    "(graph when every candidate document has one, else tree)."),
+                                    "(graph when every candidate document has one, else tree) [default: tree]."),
     context_only: bool = typer.Option(False, "--context-only", help="Print the cited context and stop."),
     no_stream: bool = typer.Option(False, "--no-stream", help="Print the answer when complete."),
     explain: bool = typer.Option(False, "--explain", help="Scores, R_q and the path taken, on stderr."),
@@ -53,19 +60,21 @@ def ask(
     model: Optional[str] = ModelOption,
     embed_model: Optional[str] = EmbedModelOption,
     llm_url: Optional[str] = LlmUrlOption,
+    assignments: Optional[List[str]] = SetOption,
+    settings_file: Optional[Path] = SettingsFileOption,
 ) -> None:
     """Answer a question from the stored documents, with numbered citations."""
     question, warnings = read_question(question)
     for warning in warnings:
         console_err().print(f"longqa: warning: {warning}", markup=False, highlight=False)
-    if search not in ("tree", "graph", "auto"):
+    if search is not None and search not in ("tree", "graph", "auto"):
         raise typer.BadParameter("choose from tree, graph, auto", param_hint="--search")
     if retrieval not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--retrieval")
-    if router not in ROUTER_MODES:
+    if router is not None and router not in ROUTER_MODES:
         raise typer.BadParameter(f"choose from {', '.join(ROUTER_MODES)}", param_hint="--router")
     from longqa import tokens
-    from longqa.ask.lazy import warm_up
+    from longqa.cli.lazy import warm_up
     from longqa.models.lazy import LazyModel
     from longqa.ask.pipeline import Pipeline
     from longqa.models.resolve import load_embedder, load_generator
@@ -80,11 +89,13 @@ def ask(
     needs_generator = not (context_only and no_analysis)
     generator = LazyModel(lambda: load_generator(model, llm_url)) if needs_generator else None
     embedder = load_embedder(embed_model, llm_url) if retrieval != "bm25" else None
+    settings = settings_from(assignments, settings_file)
+    given = {"confidence": confidence, "patience": patience, "max_nodes": max_nodes, "max_seconds": max_seconds,
+             "router": router, "search": search}  # the search options named on the command line win
+    settings = settings.but(search=settings.search.but(**{k: v for k, v in given.items() if v is not None}))
     pipeline = Pipeline(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
-        use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval,
-        settings=SEARCH.but(confidence=confidence, patience=patience, max_nodes=max_nodes, max_seconds=max_seconds,
-                            router=router, search=search),
+        use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval, settings=settings,
     )
     if context_only:
         refined = pipeline.retrieve_context(question, doc_ids)
@@ -113,10 +124,15 @@ def ask(
     _report(result.refined, explain, result.grounding, pipeline.settings_in_effect())
     if as_json:
         print_json(result.as_json())
-    elif result.refined.found:
+    elif result.found:
         if not streaming:
             out.write((result.answer or "") + "\n")
         print_sources(result)
+    elif result.refined.found and not streaming:
+        out.write((result.answer or "") + "\n")
+    if result.refined.found and not result.found:  # "The documents do not say." won: exit 4 as well
+        console_err().print(NO_ANSWER_MESSAGE, markup=False, highlight=False)
+        raise typer.Exit(EXIT_NO_EVIDENCE)
     raise typer.Exit(_exit_code(result.refined.found))
 
 

@@ -6,24 +6,37 @@ import sys
 
 from rich.table import Table
 
-from longqa.ask.citations import source_lines
+from longqa.ask.answer.citations import source_lines
+from longqa.ask.answer.grounded import quote_of
 from longqa.ask.result import AskResult, Refined
 from longqa.ask.settings import AskSettings
 from longqa.cli.app import console_err
 
 
 def print_sources(result: AskResult) -> None:
-    """The quotes the answer rests on (verbatim, with where they are), then the sources."""
+    """The quotes the answer rests on (verbatim, with where they are), then, when the answer is
+    unsure, the next candidates with theirs, then the sources."""
     out = sys.stdout
     for quote in result.quotes:
-        p = quote.passage
-        where = " > ".join(part for part in (p.doc, quote.section) if part)
-        text = " ".join(quote.text.split())
-        out.write(f"\n  \u201c{text}\u201d\n    [{p.n}] {where}, {quote.pages}\n")
+        _print_quote(quote)
+    grounding = result.grounding
+    if grounding is not None and grounding.unsure and grounding.confidence is not None:
+        out.write(f"\nUnsure (confidence {grounding.confidence:.2f}). Other candidates:\n")
+        for candidate in grounding.alternatives:
+            quote = quote_of(candidate.sentence)
+            out.write(f"  {candidate.text} [{quote.passage.n}] ({candidate.probability:.2f})\n")
+            _print_quote(quote, indent="  ")
     out.write("\nSources:\n")
     for line in source_lines(result.passages, result.cited):
         out.write(f"  {line}\n")
     out.flush()
+
+
+def _print_quote(quote, indent: str = "") -> None:
+    p = quote.passage
+    where = " > ".join(part for part in (p.doc, quote.section) if part)
+    text = " ".join(quote.text.split())
+    sys.stdout.write(f"\n{indent}  \u201c{text}\u201d\n{indent}    [{p.n}] {where}, {quote.pages}\n")
 
 
 def print_context(refined: Refined) -> None:
@@ -66,9 +79,18 @@ def print_explain(refined: Refined, grounding=None, settings: AskSettings | None
                           f"{p.doc} > {p.section}" if p.section else p.doc)
         err.print(table)
     if grounding is not None and grounding.candidates:
-        shown = "  ".join(f"{c['text']!r} {c['score']:.2f} (prior {c['prior']:.2f}, model {c['model']:.2f})"
-                          for c in grounding.candidates[:6])
-        err.print(f"answer {grounding.mode}: {shown}", markup=False, highlight=False)
+        confidence = "" if grounding.confidence is None else f" (confidence {grounding.confidence:.2f})"
+        err.print(f"answer {grounding.mode}{confidence}:", markup=False, highlight=False)
+        for c in grounding.candidates[:5]:
+            line = f"  {c['text'][:60]!r} score {c['score']:.2f}"
+            if "probability" in c:
+                line += f" p {c['probability']:.2f} [{c.get('structure', '')}]"
+            shares = c.get("contributions") or {}
+            if shares:  # what each feature added to the ranker's final score
+                line += "  " + ", ".join(f"{name} {value:+.2f}" for name, value in list(shares.items())[:6])
+            elif "model" in c:
+                line += f" (model {c['model']:.2f})"
+            err.print(line, markup=False, highlight=False)
     for step in refined.steps:
         detail = {k: v for k, v in step.items() if k not in ("step", "action", "added")}
         added = len(step.get("added", []))

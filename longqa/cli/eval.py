@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from longqa import config
+from longqa.ask.settings import DEFAULTS
+from longqa.cli.settings_options import SetOption, SettingsFileOption, settings_from
+from longqa.tunables import described
 from longqa.cli.app import JsonOption, app, console_err, console_out, interactive, print_json
 from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.eval import report as reporting
@@ -96,6 +99,8 @@ def eval_command(
     fresh: bool = typer.Option(False, "--fresh", help="Discard earlier results for these settings."),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON report to this file."),
     as_json: bool = JsonOption,
+    assignments: Optional[List[str]] = SetOption,
+    settings_file: Optional[Path] = SettingsFileOption,
 ) -> None:
     """Run systems over evaluation questions; print a table per dataset and a JSON report."""
     if protocol not in PROTOCOLS:
@@ -106,18 +111,22 @@ def eval_command(
         raise typer.BadParameter(f"choose from {', '.join(CORPORA)}", param_hint="--corpus")
     if half not in HALVES:
         raise typer.BadParameter(f"choose from {', '.join(HALVES)}", param_hint="--half")
+    ask_settings = settings_from(assignments, settings_file)
+    changed = {name: value for (name, value, _, _), (_, default, _, _) in
+               zip(described(ask_settings), described(DEFAULTS)) if value != default}
     settings = EvalSettings(
         systems=_names(systems, ALL_SYSTEMS, "--systems") or list(DEFAULT_SYSTEMS),
         protocol=protocol, budget=budget, max_steps=max_steps, generate=not no_generate,
         full_context_cap=full_context_cap, answer_tokens=answer_tokens, corpus=corpus, structure=structure,
         datasets=_names(datasets, None, "--datasets"), limit=limit, seed=seed, half=half,
+        settings={name: list(value) if isinstance(value, tuple) else value for name, value in changed.items()},
     )
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
     resources = Resources(model=model, embed_model=embed_model, llm_url=llm_url)
     work = (work_dir or config.data_dir() / "eval").expanduser()
 
     def factory(name: str):
-        return make_system(name, resources, budget, max_steps, full_context_cap)
+        return make_system(name, resources, budget, max_steps, full_context_cap, ask_settings)
 
     with _BarProgress(interactive() and not as_json) as progress:
         runner = Runner(settings, resources, work, factory, progress,

@@ -44,11 +44,12 @@ class EvalSettings:
     limit: int | None = None
     seed: int = 0
     half: str = "all"  # data.HALVES: which half of the questions (tune thresholds, report figures)
+    settings: dict = field(default_factory=dict)  # `--set` / `--settings` values that differ from the defaults
 
     def result_settings(self, questions_path: Path, models: dict) -> dict:
         """What changes a (system, question) result; limit, seed and system choice do not."""
         keep = ["protocol", "budget", "max_steps", "generate", "full_context_cap", "answer_tokens",
-                "corpus", "chunk_tokens", "structure"]
+                "corpus", "chunk_tokens", "structure"] + (["settings"] if self.settings else [])
         if self.corpus == "selected" and self.protocol == "corpus":  # the sample defines the corpus
             keep += ["datasets", "limit", "seed", "half"]
         return {**{k: getattr(self, k) for k in keep}, "questions": str(questions_path.resolve()), **models}

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from longqa.ask.citations import strip_markers
+from longqa.ask.answer.citations import strip_markers
 from longqa.errors import LongqaError
 from longqa.eval.baselines import FULL_CONTEXT_CAP, Bm25Chunks, DenseChunks, FullContext, HybridChunks, NoContext
 from longqa.eval.retrieved import Passage, Retrieved
@@ -98,7 +98,8 @@ class LongqaSystem:
 
     needs = {"store"}
 
-    def __init__(self, name: str, resources: Resources, budget: int, max_steps: int, options: dict):
+    def __init__(self, name: str, resources: Resources, budget: int, max_steps: int, options: dict,
+                 settings=None):
         from dataclasses import fields
 
         from longqa.ask.pipeline import Pipeline
@@ -113,6 +114,7 @@ class LongqaSystem:
         self.budget = budget
         self.max_steps = max_steps
         self.options = options
+        self.settings = settings  # the run's AskSettings (`eval --set`), None for the defaults
         self.workspace = None
         self.pipeline = None
         self._built_at: int | None = None
@@ -130,7 +132,8 @@ class LongqaSystem:
             # Ordinary keyword arguments: a misspelt or renamed ablation option is a TypeError,
             # never silently the full pipeline.
             self.pipeline = Pipeline(self.workspace.store(), self.resources.generator(), self.resources.embedder(),
-                                     budget=self.budget, max_steps=self.max_steps, **self.options)
+                                     budget=self.budget, max_steps=self.max_steps, settings=self.settings,
+                                     **self.options)
             self._built_at = self.workspace.version
         return self.pipeline
 
@@ -228,9 +231,10 @@ def _resolved(path) -> str:
 
 
 def make_system(name: str, resources: Resources, budget: int, max_steps: int = 3,
-                full_context_cap: int = FULL_CONTEXT_CAP):
+                full_context_cap: int = FULL_CONTEXT_CAP, settings=None):
+    """One system of the run; `settings` (an AskSettings) applies to longqa and its ablations."""
     if name in LONGQA_VARIANTS:
-        return LongqaSystem(name, resources, budget, max_steps, LONGQA_VARIANTS[name])
+        return LongqaSystem(name, resources, budget, max_steps, LONGQA_VARIANTS[name], settings)
     if name == "bm25-chunks":
         return Bm25Chunks(budget)
     if name == "dense-chunks":

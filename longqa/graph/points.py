@@ -19,8 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from longqa import tokens
-from longqa.ask.sentences import split  # the project's one sentence splitter (offsets, no copies)
-from longqa.retrieve.terms import content_terms
+from longqa.text.sentences import split  # the project's one sentence splitter (offsets, no copies)
+from longqa.text.words import content_terms
 
 
 @dataclass

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from longqa.text.stems import singular_phrase
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as terms.words, which imports this module
 
 
@@ -45,10 +47,6 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 
-def _stem(said: list[str]) -> str:
-    """Words joined with a plural "s" dropped: "net revenues" is said by a question that says
-    "net revenue" (adding it would only count the question's own words twice)."""
-    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in said)
 
 
 _PHRASES = [[_words(name) for name in group] for group in GROUPS]
@@ -57,10 +55,10 @@ _PHRASES = [[_words(name) for name in group] for group in GROUPS]
 def equivalent_phrases(text: str) -> list[str]:
     """The other names of every caption `text` says, each as a space-joined phrase of word tokens,
     in group order; [] when it says none."""
-    joined = f" {_stem(_words(text))} "
+    joined = f" {singular_phrase(_words(text))} "
     out: list[str] = []
     for phrases in _PHRASES:
-        said = [f" {_stem(p)} " in joined for p in phrases]
+        said = [f" {singular_phrase(p)} " in joined for p in phrases]
         if any(said):
             out += [" ".join(p) for p, is_said in zip(phrases, said) if not is_said]
     return out

@@ -1,0 +1,390 @@
+"""Learn the answer ranker's weights (longqa/ask/answer/ranker.json) from labelled questions.
+
+    # 1. every candidate of every short-answer question of a half, with its features, the model
+    #    scoring all of them (memoised model calls under the work dir):
+    LONGQA_THREADS=1 python bench/answer_ranker.py collect ../shared/evaldata/dev.jsonl --half tune \
+        --limit 150 --work-dir /tmp/ranker-tune
+    # 2. fit both stages on the tune half, cross-validated by question; writes the weights file:
+    python bench/answer_ranker.py fit /tmp/ranker-tune/candidates.jsonl --out longqa/ask/answer/ranker.json
+    # 3. the shipped weights on the other half (the same choice the pipeline makes):
+    python bench/answer_ranker.py score /tmp/ranker-report/candidates.jsonl
+
+A candidate is right when its token F1 with a gold answer is at least 0.5. Each stage is an
+L2-regularised logistic regression over standardised features (numpy, Newton's method); the
+regularisation strength is chosen by cross-validation, and features are removed backwards while
+removing one does not lower the cross-validated F1 of the top answer. The final stage's out-of-fold
+scores are recalibrated (Platt scaling) into the confidence; a reliability table and the expected
+calibration error are printed. Every figure is printed with the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from longqa.ask.answer import choose  # noqa: E402
+from longqa.ask.answer.features import FEATURES, MODEL_FEATURES  # noqa: E402
+from longqa.eval.metrics import token_f1  # noqa: E402
+
+RIGHT = 0.5  # token F1 from which a candidate counts as right
+SHORTLIST = 8  # as answer.max_candidates
+FOLDS = 5
+LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0)
+
+
+# -- collect ------------------------------------------------------------------------------------
+class MemoGenerator:
+    """A generator whose answers are remembered on disk, call by call (re-runs cost no model time)."""
+
+    def __init__(self, inner, path: Path):
+        self.inner = inner
+        self.name, self.n_ctx = inner.name, inner.n_ctx
+        self.db = sqlite3.connect(path)
+        self.db.execute("CREATE TABLE IF NOT EXISTS memo (key TEXT PRIMARY KEY, value TEXT)")
+
+    def _call(self, method: str, args: tuple, kwargs: dict, compute):
+        key = hashlib.sha1(json.dumps([self.name, method, args, sorted(kwargs.items())], default=str)
+                           .encode()).hexdigest()
+        row = self.db.execute("SELECT value FROM memo WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            return json.loads(row[0])
+        value = compute()
+        self.db.execute("INSERT OR REPLACE INTO memo VALUES (?, ?)", (key, json.dumps(value)))
+        self.db.commit()
+        return value
+
+    def complete(self, prompt: str, **kwargs) -> str:
+        return self._call("complete", (prompt,), kwargs, lambda: self.inner.complete(prompt, **kwargs))
+
+    def stream(self, prompt: str, **kwargs):
+        yield from self._call("stream", (prompt,), kwargs, lambda: list(self.inner.stream(prompt, **kwargs)))
+
+    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
+        return self._call("label_probs", (prompt, labels), {}, lambda: self.inner.label_probs(prompt, labels))
+
+    def option_logprobs(self, prompt: str, options: list[str], **kwargs) -> list[float]:
+        return self._call("option_logprobs", (prompt, options), kwargs,
+                          lambda: self.inner.option_logprobs(prompt, options, **kwargs))
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def collect(args) -> None:
+    from longqa.ask.settings import DEFAULTS
+    from longqa.eval.runner import EvalSettings, Runner
+    from longqa.eval.systems import Resources, make_system
+    from longqa.models.resolve import load_embedder, load_generator
+
+    args.work_dir.mkdir(parents=True, exist_ok=True)
+    questions = {}
+    for line in open(args.questions, encoding="utf-8"):
+        record = json.loads(line)
+        questions[" ".join(record["question"].split())] = record
+    out = open(args.work_dir / "candidates.jsonl", "w", encoding="utf-8")
+    original = choose.choose_short
+
+    def recording(generator, asked, *rest, **kwargs):
+        text, grounding = original(generator, asked, *rest, **kwargs)
+        record = questions.get(asked.question)
+        if record is not None and grounding.pool and record["metric"] == "f1":
+            out.write(json.dumps({"id": record["id"], "dataset": record["dataset"], "want": asked.want,
+                                  "golds": record["answers"], "candidates": [
+                                      {"text": c.text, "kind": c.kind, "structure": c.structure, "source": c.source,
+                                       "features": c.features} for c in grounding.pool]}) + "\n")
+            out.flush()
+        return text, grounding
+
+    choose.choose_short = recording
+    # Every candidate is scored by the model, so that any shortlist can be replayed when fitting.
+    settings = DEFAULTS.with_values({"answer.max_candidates": 1000})
+    generator = MemoGenerator(load_generator(None, None), args.work_dir / "memo.sqlite")
+    resources = Resources.of(generator, load_embedder(None, None))
+    run = EvalSettings(systems=["longqa"], generate=True, half=args.half, limit=args.limit,
+                       datasets=args.datasets.split(",") if args.datasets else None, structure="auto")
+    runner = Runner(run, resources, args.work_dir,
+                    lambda name: make_system(name, resources, run.budget, run.max_steps, settings=settings))
+    runner.run(args.questions, fresh=True)
+    out.close()
+    print(f"collected {sum(1 for _ in open(args.work_dir / 'candidates.jsonl'))} questions "
+          f"(half={args.half}) load={_load()}")
+
+
+# -- data ---------------------------------------------------------------------------------------
+def load_questions(path: Path) -> list[dict]:
+    """The collected questions, each candidate labelled with its best token F1."""
+    rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+    for row in rows:
+        for c in row["candidates"]:
+            c["f1"] = 0.0 if c["kind"] == "none" else token_f1(c["text"], row["golds"])
+    return rows
+
+
+def matrix(cands: list[dict], names: list[str]) -> np.ndarray:
+    return np.array([[c["features"].get(n, 0.0) for n in names] for c in cands], dtype=np.float64)
+
+
+def with_model_features(shortlist: list[dict]) -> None:
+    """model_share and model_best recomputed within a shortlist (as the pipeline computes them)."""
+    raw = [(c["features"].get("model_logprob", 0.0) - 1.0) * 12.0 for c in shortlist]
+    if not raw:
+        return
+    peak = max(raw)
+    total = sum(math.exp(r - peak) for r in raw)
+    for c, r in zip(shortlist, raw):
+        c["features"] = {**c["features"], "model_share": math.exp(r - peak) / total, "model_best": float(r == peak)}
+
+
+# -- the model ----------------------------------------------------------------------------------
+def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression (bias unpenalised) by Newton's method."""
+    n, d = x.shape
+    a = np.hstack([x, np.ones((n, 1))])
+    w = np.zeros(d + 1)
+    penalty = np.full(d + 1, lam)
+    penalty[-1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(a @ w, -30, 30)))
+        grad = a.T @ (p - y) + penalty * w
+        hess = (a * (p * (1 - p))[:, None]).T @ a + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    return w[:-1], float(w[-1])
+
+
+def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    return mean, np.where(scale > 1e-9, scale, 1.0)
+
+
+def folds_of(rows: list[dict]) -> list[int]:
+    """A stable fold per question (by a hash of its id)."""
+    return [int(hashlib.sha1(r["id"].encode()).hexdigest(), 16) % FOLDS for r in rows]
+
+
+def stage_scores(rows, lists, names, lam) -> list[np.ndarray]:
+    """Out-of-fold scores of each question's candidate list (`lists[i]` for `rows[i]`)."""
+    folds = folds_of(rows)
+    out: list[np.ndarray | None] = [None] * len(rows)
+    for fold in range(FOLDS):
+        train = [c for i, cands in enumerate(lists) if folds[i] != fold for c in cands]
+        if not train:
+            continue
+        x = matrix(train, names)
+        mean, scale = standardise(x)
+        w, b = fit_logistic((x - mean) / scale, np.array([c["f1"] >= RIGHT for c in train], float), lam)
+        for i, cands in enumerate(lists):
+            if folds[i] == fold and cands:
+                out[i] = ((matrix(cands, names) - mean) / scale) @ w + b
+    return [s if s is not None else np.zeros(len(c)) for s, c in zip(out, lists)]
+
+
+def shortlists(rows, prior_scores) -> list[list[dict]]:
+    """Each question's shortlist: the best SHORTLIST candidates by the prior stage, plus the
+    no-answer candidate, with the model's features recomputed within it."""
+    out = []
+    for row, scores in zip(rows, prior_scores):
+        spans = [(s, c) for s, c in zip(scores, row["candidates"]) if c["kind"] != "none"]
+        spans.sort(key=lambda t: -t[0])
+        chosen = [dict(c) for _, c in spans[:SHORTLIST]] + [dict(c) for c in row["candidates"] if c["kind"] == "none"]
+        with_model_features(chosen)
+        out.append(chosen)
+    return out
+
+
+def top_f1(lists, scores) -> float:
+    picked = [cands[int(np.argmax(s))]["f1"] if len(cands) else 0.0 for cands, s in zip(lists, scores)]
+    return float(np.mean(picked)) if picked else 0.0
+
+
+def prior_names(names: list[str]) -> list[str]:
+    return [n for n in names if n not in MODEL_FEATURES]
+
+
+def evaluate(rows, prior, final, lam_prior, lam_final) -> dict:
+    """Cross-validated figures of the two stages with these feature lists."""
+    pool = [r["candidates"] for r in rows]
+    ps = stage_scores(rows, pool, prior, lam_prior)
+    short = shortlists(rows, ps)
+    fs = stage_scores(rows, short, final, lam_final)
+    best = [max((c["f1"] for c in r["candidates"]), default=0.0) for r in rows]
+    reach = [max((c["f1"] for c in s), default=0.0) for s in short]
+    return {"prior_top_f1": top_f1(pool, ps), "final_top_f1": top_f1(short, fs),
+            "best_of_pool": float(np.mean(best)), "best_of_shortlist": float(np.mean(reach)),
+            "short": short, "final_scores": fs}
+
+
+def eliminate(rows, names, fixed, lam_prior, lam_final, stage: str) -> list[str]:
+    """Backward elimination: drop the feature whose removal helps most (or costs nothing) while one
+    does not lower the cross-validated top-answer F1."""
+    current = list(names)
+    key = "prior_top_f1" if stage == "prior" else "final_top_f1"
+
+    def score(features):
+        prior, final = (features, fixed) if stage == "prior" else (fixed, features)
+        return evaluate(rows, prior, final, lam_prior, lam_final)[key]
+
+    base = score(current)
+    while len(current) > 1:
+        trials = [(score([f for f in current if f != name]), name) for name in current]
+        best, name = max(trials)
+        if best + 1e-9 < base:
+            break
+        print(f"  {stage}: drop {name:24} top F1 {base:.4f} -> {best:.4f}", flush=True)
+        current.remove(name)
+        base = best
+    return current
+
+
+def fit_stage(lists, names, lam) -> dict:
+    flat = [c for cands in lists for c in cands]
+    x = matrix(flat, names)
+    mean, scale = standardise(x)
+    w, b = fit_logistic((x - mean) / scale, np.array([c["f1"] >= RIGHT for c in flat], float), lam)
+    return {"weights": dict(zip(names, map(float, w))), "means": dict(zip(names, map(float, mean))),
+            "scales": dict(zip(names, map(float, scale))), "bias": b}
+
+
+def platt(scores: np.ndarray, right: np.ndarray) -> tuple[float, float]:
+    w, b = fit_logistic(scores[:, None], right.astype(float), 1e-3)
+    return float(w[0]), b
+
+
+def reliability(probabilities: np.ndarray, f1s: np.ndarray, bins: int = 5) -> float:
+    """Prints the reliability table; returns the expected calibration error."""
+    right = f1s >= RIGHT
+    edges = np.linspace(0, 1, bins + 1)
+    ece = 0.0
+    print("  confidence      n  predicted  right   mean F1")
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        inside = (probabilities >= lo) & ((probabilities < hi) if hi < 1 else (probabilities <= hi))
+        if inside.any():
+            predicted, observed = probabilities[inside].mean(), right[inside].mean()
+            ece += inside.mean() * abs(predicted - observed)
+            print(f"  {lo:.1f}-{hi:.1f}  {inside.sum():7d}  {predicted:9.3f}  {observed:5.3f}  {f1s[inside].mean():8.3f}")
+    print(f"  expected calibration error {ece:.3f}")
+    return float(ece)
+
+
+def fit(args) -> None:
+    rows = load_questions(args.candidates)
+    names = list(FEATURES)
+    print(f"{len(rows)} questions, {sum(len(r['candidates']) for r in rows)} candidates, load={_load()}")
+    lam_prior = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam, 1.0)["prior_top_f1"])
+    lam_final = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam_prior, lam)["final_top_f1"])
+    print(f"regularisation: prior {lam_prior}, final {lam_final}")
+    full = evaluate(rows, prior_names(names), names, lam_prior, lam_final)
+    print(f"all features: prior top F1 {full['prior_top_f1']:.4f}  final top F1 {full['final_top_f1']:.4f}  "
+          f"best of pool {full['best_of_pool']:.4f}  best of shortlist {full['best_of_shortlist']:.4f}")
+    prior = eliminate(rows, prior_names(names), names, lam_prior, lam_final, "prior")
+    final = eliminate(rows, names, prior, lam_prior, lam_final, "final")
+    result = evaluate(rows, prior, final, lam_prior, lam_final)
+    print(f"kept: prior {len(prior)}, final {len(final)}; prior top F1 {result['prior_top_f1']:.4f}  "
+          f"final top F1 {result['final_top_f1']:.4f}  best of shortlist {result['best_of_shortlist']:.4f}")
+    # confidence: Platt scaling of the out-of-fold final scores of each question's top candidate
+    tops = [(float(s.max()), cands[int(np.argmax(s))]["f1"]) for cands, s in zip(result["short"], result["final_scores"])]
+    top_scores, top_f1s = np.array([t[0] for t in tops]), np.array([t[1] for t in tops])
+    a, b = platt(top_scores, top_f1s >= RIGHT)
+    probabilities = 1 / (1 + np.exp(-(a * top_scores + b)))
+    ece = reliability(probabilities, top_f1s)
+    sure = probabilities >= args.threshold
+    print(f"answers with confidence >= {args.threshold}: {sure.mean():.3f} of questions, mean F1 "
+          f"{top_f1s[sure].mean() if sure.any() else 0:.3f} (others {top_f1s[~sure].mean() if (~sure).any() else 0:.3f})")
+    pool = [r["candidates"] for r in rows]
+    ps = stage_scores(rows, pool, prior, lam_prior)  # the final fit's shortlists, from out-of-fold priors
+    short = shortlists(rows, ps)
+    weights = {"prior": fit_stage(pool, prior, lam_prior), "final": fit_stage(short, final, lam_final),
+               "calibration": [a, b], "threshold": args.threshold,
+               "provenance": {
+                   "command": "python bench/answer_ranker.py fit " + " ".join(sys.argv[2:]),
+                   "commit": _commit(), "date": datetime.date.today().isoformat(),
+                   "data_sha256": hashlib.sha256(args.candidates.read_bytes()).hexdigest()[:16],
+                   "questions": len(rows), "label": f"token F1 with a gold answer >= {RIGHT}",
+                   "regularisation": {"prior": lam_prior, "final": lam_final},
+                   "cross_validated": {"folds": FOLDS, "prior_top_f1": round(result["prior_top_f1"], 4),
+                                       "final_top_f1": round(result["final_top_f1"], 4),
+                                       "best_of_shortlist": round(result["best_of_shortlist"], 4),
+                                       "expected_calibration_error": round(ece, 4),
+                                       "share_sure": round(float(sure.mean()), 4)},
+                   "dropped": sorted(set(names) - set(prior) - set(final))}}
+    args.out.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+def score(args) -> None:
+    """The shipped (or given) weights on collected questions: the pipeline's own choice."""
+    from longqa.ask.answer.ranker import from_dict
+
+    table = json.loads((args.weights or Path(choose.ranking.WEIGHTS_FILE)).read_text())
+    ranker = from_dict(table)
+    rows = load_questions(args.candidates)
+    by = defaultdict(list)
+    confidences, f1s = [], []
+    for row in rows:
+        pool = row["candidates"]
+        prior = [ranker.prior.score(c["features"]) for c in pool]
+        short = shortlists([row], [np.array(prior)])[0]
+        final = [ranker.final.score(c["features"]) for c in short]
+        top = short[int(np.argmax(final))]
+        a, b = ranker.calibration
+        confidences.append(1 / (1 + math.exp(-(a * max(final) + b))))
+        f1s.append(top["f1"])
+        by[row["dataset"]].append(top["f1"])
+        by["all"].append(top["f1"])
+        ranked = sorted(zip(final, short), key=lambda t: -t[0])
+        by["gold among top 3"].append(float(any(c["f1"] >= RIGHT for _, c in ranked[:3])))
+    print(f"{len(rows)} questions, load={_load()}")
+    for name, values in sorted(by.items()):
+        print(f"  {name:18} n={len(values):3}  {np.mean(values):.3f}")
+    reliability(np.array(confidences), np.array(f1s))
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("questions", type=Path)
+    c.add_argument("--half", default="tune")
+    c.add_argument("--limit", type=int, default=150)
+    c.add_argument("--datasets", default="")
+    c.add_argument("--work-dir", type=Path, required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("candidates", type=Path)
+    f.add_argument("--out", type=Path, default=Path(choose.ranking.WEIGHTS_FILE))
+    f.add_argument("--threshold", type=float, default=0.5, help="confidence below which an answer is shown unsure")
+    s = sub.add_parser("score")
+    s.add_argument("candidates", type=Path)
+    s.add_argument("--weights", type=Path)
+    args = parser.parse_args()
+    {"collect": collect, "fit": fit, "score": score}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

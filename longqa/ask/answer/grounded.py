@@ -1,0 +1,491 @@
+"""Grounded answers: the quote that proves an answer, and the pieces the answer stage is built of.
+
+- `Quote` and `Grounding`: what an answer rests on (verbatim offsets into the stored text).
+- Lettered options and quoted sentences: chosen by the model's probability and the sentences' focus.
+- The helpers the short-answer ranker reads (choose.py): the model's draft and its log-probabilities,
+  the yes/no word rule, options compared by their years, what two joined names share.
+- Broad questions: the best focused sentences quoted, or a free-text answer traced sentence by
+  sentence to its closest source sentence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from longqa.ask.analysis.asked import Asked
+from longqa.ask.answer import focus
+from longqa.ask.answer import spans
+from longqa.ask.search.bridge import NAME_LINKS
+from longqa.ask.answer.citations import strip_markers
+from longqa.ask.context import Passage, page_span, section_of
+from longqa.ask.settings import in_effect
+from longqa.text.stems import short_stem
+from longqa.text.words import STOPWORDS, content_terms, words
+from longqa.structure.tree import Node
+
+NO_ANSWER = "The documents do not say."
+
+
+@dataclass
+class Quote:
+    text: str  # verbatim: the stored text of `node_id` from char_start to char_end
+    passage: Passage
+    node_id: int
+    char_start: int
+    char_end: int
+    page_start: int
+    page_end: int
+    leaf: Node | None = None
+
+    @property
+    def section(self) -> str:
+        """The quoted leaf's own section path (deeper than its passage's when a whole section was
+        selected)."""
+        return section_of(self.leaf, self.passage.doc) if self.leaf is not None else self.passage.section
+
+    def as_dict(self) -> dict:
+        p = self.passage
+        return {"text": self.text, "doc": p.doc, "path": p.doc_path, "section": self.section,
+                "page": self.page_start, "page_end": self.page_end, "node_id": self.node_id,
+                "char_start": self.char_start, "char_end": self.char_end, "n": p.n}
+
+    @property
+    def pages(self) -> str:
+        return page_span(self.page_start, self.page_end)
+
+
+@dataclass
+class Grounding:
+    """What the answer stage decided, beside the answer text itself."""
+
+    mode: str  # span | yesno | letter | computed | sentence | free | quoted | none
+    quotes: list[Quote] = field(default_factory=list)
+    candidates: list[dict] = field(default_factory=list)  # the scored candidates, best first
+    focused: list[focus.Sentence] = field(default_factory=list)
+    draft: str = ""  # the model's own short answer, one of the ranker's features
+    confidence: float | None = None  # the ranker's calibrated probability that the answer is right
+    unsure: bool = False  # the confidence is below the ranker's threshold
+    alternatives: list = field(default_factory=list)  # the next candidates (choose.Candidate), best first
+    pool: list = field(default_factory=list)  # every candidate read, with its features (for the bench)
+
+
+def quote_of(sentence: focus.Sentence) -> Quote:
+    leaf = sentence.leaf
+    return Quote(sentence.text, sentence.passage, leaf.id, sentence.start, sentence.end,
+                 leaf.page_start, leaf.page_end, leaf)
+
+
+# -- lettered options and quoted sentences ---------------------------------------------------------------------------------
+@dataclass
+class _Candidate:
+    text: str
+    kind: str
+    sentence: focus.Sentence | None
+    prior: float
+    model: float = 0.0
+    final: float = 0.0
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot)\b|n['’]t\b", re.I)
+_VERDICT_FILLER = {"both", "same", "also", "either", "each", "one", "ever", "really", "actually"}
+
+
+def verdict_rule(asked: Asked, sentences: list[focus.Sentence],
+                 context: list[focus.Sentence] = ()) -> tuple[str, focus.Sentence | None]:
+    """A yes/no verdict from the words alone: "Yes" when the best sentences say every content word
+    of the question (by stem) and the sentence saying most of them is not negated, else "No";
+    with the sentence that says most of them. A question that joins two names ("Are Cypress and
+    Ajuga both genera?") is "Yes" only when a sentence about each (from `context`) says the rest
+    of the question: one sentence calling a manual's two appendices "normative" does not make both
+    so. A rule, not a reading: the ranker learns how far to trust it (features.verdict_rule)."""
+    stems = {stem for stem in _question_stems(asked.core) if stem not in _VERDICT_FILLER}
+    if not stems or not sentences:
+        return "No", None
+    pair = joined_names(asked)
+    if pair and context:
+        return _each_named(pair, stems, list(context))
+    said = [{_stem(w) for w in words(s.text)} & stems for s in sentences]
+    best = max(range(len(sentences)), key=lambda i: (len(said[i]), sentences[i].score))
+    covered = set().union(*said) == stems
+    return ("Yes" if covered and not _NEGATION.search(sentences[best].text) else "No"), sentences[best]
+
+
+_JOINED_VERDICT = re.compile(r"^\s*(?:are|were|is|was|do|does|did|have|has)\b", re.I)
+_COMPARED = re.compile(r"\b(?:same|different|similar|related|together|each other|one another)\b", re.I)
+
+
+def verdict_quote(verdict: str, asked: Asked, sentences: list[focus.Sentence]) -> focus.Sentence | None:
+    """The sentence to quote for a yes/no verdict, never one that contradicts it: of the best
+    sentences, the one saying most of the question's words whose negation agrees with the verdict
+    (a negated sentence for "No", an affirmative one for "Yes"); None when none agrees."""
+    stems = {stem for stem in _question_stems(asked.core) if stem not in _VERDICT_FILLER}
+    agreeing = [s for s in sentences if bool(_NEGATION.search(s.text)) == (verdict == "No")]
+    if not agreeing:
+        return None
+    return max(agreeing, key=lambda s: (len({_stem(w) for w in words(s.text)} & stems), s.score))
+
+
+def joined_names(asked: Asked) -> tuple[str, str] | None:
+    """The two names a yes/no question joins with "and" and asks the same thing of ("Are
+    Ferocactus and Silene both types of plant?"); None for any other question, and for one that
+    compares the two ("located in the same neighborhood"), which no sentence about one settles."""
+    core = asked.core
+    opening = _JOINED_VERDICT.match(core)
+    if not opening or _COMPARED.search(core):
+        return None
+    rest = re.sub(r"^\s*(?:both\s+)?(?:the\s+)?", "", core[opening.end():])
+    first, joined, after = rest.partition(" and ")
+    if not joined or not first.strip(" ,") or not _is_name(first.strip(" ,").split()):
+        return None
+    second = _leading_name(re.sub(r"^(?:the\s+)", "", after.strip()).split())
+    if not second:
+        return None
+    return first.strip(" ,"), second
+
+
+def _leading_name(tokens: list[str]) -> str:
+    """The name the tokens open with ("Aram Avakian" of "Aram Avakian share?"), or ""."""
+    name: list[str] = []
+    for position, token in enumerate(tokens):
+        # a linking word belongs to the name when a capitalised word comes after the links ("of the")
+        following = next((t for t in tokens[position + 1:] if t.lower() not in NAME_LINKS), "")
+        if not (_name_word(token) or token.lower() in NAME_LINKS and _name_word(following)):
+            break
+        name.append(token)
+    while name and name[-1].lower() in NAME_LINKS:
+        name.pop()
+    return " ".join(name).rstrip("?.,")
+
+
+_ASKS_SHARED = re.compile(r"^\s*(?:what|which|where|who|when|in what|in which|from what|from which)\b", re.I)
+_NOT_SHARED = re.compile(r"\b(?:between|differ\w*|older|younger|first|more|less|larger|smaller|higher|lower)\b",
+                         re.I)
+
+
+def shared_names(asked: Asked) -> tuple[str, str] | None:
+    """The two names a wh-question joins with "and" and asks one thing of ("What occupation do
+    Chris Menges and Aram Avakian share?", "Where are Teide National Park and Garajonay National
+    Park located?"): its answer is said about each of them. None for other questions, and for
+    those that set the two apart ("between", "older", "first")."""
+    core = asked.core
+    if not _ASKS_SHARED.match(core) or _NOT_SHARED.search(core):
+        return None
+    before, joined, after = core.partition(" and ")
+    if not joined or " and " in after:
+        return None
+    tokens = before.split()[1:]  # never the question word itself
+    first = _leading_name(list(reversed(tokens)))  # read backwards from "and"
+    second = _leading_name(re.sub(r"^(?:the\s+)", "", after.strip()).split())
+    opening = [t.lower() for t in tokens[:len(tokens) - len(first.split())]]
+    while opening and opening[-1] in ("both", "the"):
+        opening.pop()
+    # the two names are what the question asks about ("do A and B share"), not a title
+    # inside it ("the film Kiss and Tell"); a year is not a name
+    if not first or not second or not opening or opening[-1] not in _AUXILIARIES:
+        return None
+    if any(not re.search(r"[A-Za-z]{2}", name) for name in (first, second)):
+        return None
+    return " ".join(reversed(first.split())), second
+
+
+_AUXILIARIES = {"do", "does", "did", "are", "were", "is", "was", "have", "has", "had"}
+
+
+def said_of_both(pair: tuple[str, str], texts: list[str], context: list[focus.Sentence]) -> set[str]:
+    """The texts said word for word of each of two names a question joins: what both are. What a
+    sentence says of a name is what follows it in a sentence that opens with it, less the brackets
+    before the verb ("(born 1940)" glosses the name). Texts holding a word of either name are not
+    said of them ("National Park" of two national parks)."""
+    said_of = []
+    for name, other in (pair, pair[::-1]):
+        own = set(words(name)) - set(words(other)) - STOPWORDS
+        said_of.append([f" {' '.join(words(rest))} " for s in context if (rest := _said_of(own, s.text))])
+    if not all(said_of):
+        return set()
+    named = {w for name in pair for w in words(name)}
+    both = set()
+    for text in texts:
+        said = words(text)
+        if not set(said) - STOPWORDS or named & set(said):
+            continue
+        needle = f" {' '.join(said)} "
+        if all(any(needle in line for line in lines) for lines in said_of):
+            both.add(text)
+    return both
+
+
+_OPENING_WORDS = 3  # a sentence opens with a name when one of its words is among the first three
+_PREDICATE = re.compile(r"\b(?:is|was|are|were|has|had)\b")
+
+
+def _said_of(own: set[str], sentence: str) -> str:
+    """What a sentence that opens with a name (its words `own`) says of it, or ""."""
+    found = [m for m in re.finditer(r"[^\W_]+", sentence) if m.group().lower() in own]
+    if not own or not found or len(found) < len(own) / 2:
+        return ""
+    if len(re.findall(r"[^\W_]+", sentence[:found[0].start()])) >= _OPENING_WORDS:
+        return ""
+    rest = sentence[found[-1].end():]
+    verb = _PREDICATE.search(rest)
+    if verb is None:
+        return ""
+    return re.sub(r"\([^)]*\)", " ", rest[:verb.start()]) + rest[verb.start():]
+
+
+# Words that frame what the question asks of each name rather than say it: "described as a
+# genus", "located in Michigan", "used for real estate", "types of plant".
+_FRAMING = ("described", "considered", "known", "called", "classified", "regarded", "located", "used",
+            "types", "kinds", "listed")
+
+
+def _name_word(token: str) -> bool:
+    return token[:1].isupper() or token[:1].isdigit()
+
+
+def _is_name(tokens: list[str]) -> bool:
+    """Every word capitalised, a number or a linking word: "Elko Regional Airport", "In the Realm
+    of the Hackers"."""
+    return bool(tokens) and _name_word(tokens[0]) and all(_name_word(t) or t.lower() in NAME_LINKS for t in tokens)
+
+
+def _each_named(pair: tuple[str, str], stems: set[str], context: list[focus.Sentence]
+                ) -> tuple[str, focus.Sentence | None]:
+    """"Yes" when, for each name, a sentence naming it says every question stem not in the names
+    and is not negated; the sentence deciding it (the one that fails, else the first name's)."""
+    name_stems = {_stem(w) for name in pair for w in words(name)}
+    asked = stems - name_stems - {_stem(w) for w in _FRAMING} or stems - name_stems
+    chosen: list[focus.Sentence | None] = []
+    verdicts = []
+    for name in pair:
+        own = {w for w in words(name) if w not in STOPWORDS}
+        about = [s for s in context if own and len(own & set(words(s.text))) >= max(1, len(own) / 2)]
+        if not about:
+            return "No", None
+        said = [({_stem(w) for w in words(s.text)} & asked, s) for s in about]
+        best_said, best = max(said, key=lambda x: (len(x[0]), x[1].score))
+        chosen.append(best)
+        verdicts.append(best_said == asked and not _NEGATION.search(best.text))
+    if all(verdicts):
+        return "Yes", chosen[0]
+    return "No", chosen[verdicts.index(False)]
+
+
+_EARLIER = re.compile(r"\b(?:older|oldest|earlier|earliest|first|before|sooner)\b", re.I)
+_LATER = re.compile(r"\b(?:younger|youngest|later|latest|newer|newest|more recent|most recent|after)\b", re.I)
+
+
+def by_dates(asked: Asked, options: list[str], sentences: list[focus.Sentence]) -> dict:
+    """For "which came first, A or B" and "who is younger, A or B": each option's year, the first
+    one stated after its name in the best sentence naming it, and which option the comparison
+    picks. {option: (won, sentence)}; empty when the question compares no dates or a year is missing."""
+    earlier, later = bool(_EARLIER.search(asked.question)), bool(_LATER.search(asked.question))
+    if len(options) != 2 or earlier == later:
+        return {}
+    found: dict[str, tuple[int, focus.Sentence]] = {}
+    for option in options:
+        best = None
+        for sentence in sentences:
+            if _overlap(option, sentence.text) < 0.99:
+                continue
+            year = _year_after(option, sentence.text)
+            if year is not None and (best is None or sentence.score > best[1].score):
+                best = (year, sentence)
+        if best is None:
+            return {}
+        found[option] = best
+    (a, (year_a, _)), (b, (year_b, _)) = found.items()
+    if year_a == year_b:
+        return {}
+    # "older", "first", "earlier": the earlier year; "younger", "later", "newer": the later one
+    winner = (a if year_a < year_b else b) if earlier else (a if year_a > year_b else b)
+    return {option: (option == winner, sentence) for option, (_, sentence) in found.items()}
+
+
+def _year_after(option: str, text: str) -> int | None:
+    """The first year stated at or after the option's first word in `text`."""
+    first = option.split()[0].lower() if option.split() else ""
+    at = text.lower().find(first) if first else -1
+    match = spans.YEAR.search(text, at) if at >= 0 else None
+    return int(match.group()) if match else None
+
+
+def draft_answer(generator, prompt: str, max_tokens: int) -> str:
+    """A short greedy completion of the focused prompt, citation marks and end punctuation cut."""
+    if generator is None:
+        return ""
+    # No grammar: the line end stops it as well, at half the cost per token (answer.stream_free).
+    text = generator.complete(prompt, max_tokens=max_tokens, stop=["\n"], temperature=0.0)
+    return strip_markers(text).rstrip(".;,: ").strip("\"'“”")
+
+
+def verbatim(draft: str, sentences: list[focus.Sentence]) -> tuple[str, focus.Sentence] | None:
+    """The draft as it stands in a sentence (case-insensitive), with the sentence's own spelling."""
+    if len(draft) < 2 or len(draft.split()) > in_effect().answer.max_draft_words:
+        return None
+    for sentence in sorted(sentences, key=lambda s: -s.score):
+        at = sentence.text.lower().find(draft.lower())
+        if at >= 0:
+            text = sentence.text[at:_word_end(sentence.text, at + len(draft))]
+            text = text.split(" | ")[0]  # one table cell, not "1,512 | 1,386" across a row
+            # a draft cut by its token limit mid-phrase ("when the river authority reports a")
+            # ends at its last content word
+            content = [m for m in re.finditer(r"\S+", text) if m.group().lower().strip(",;:") not in STOPWORDS]
+            if not content:
+                return None
+            if content[-1].end() < len(text.rstrip()):
+                text = text[:content[-1].end()].rstrip(" ,;:")
+            return text, sentence
+    return None
+
+
+def _word_end(text: str, end: int) -> int:
+    """`end` moved to the end of the word or figure it falls in: a draft cut by its token limit
+    ("$60,00") is completed from the sentence ("$60,000")."""
+    while end < len(text) and (text[end].isalnum() or (text[end] in ",." and end + 1 < len(text)
+                                                        and text[end - 1].isdigit() and text[end + 1].isdigit())):
+        end += 1
+    return end
+
+
+def choose_letter(generator, question, letters, focused, prompt) -> tuple[str, Grounding]:
+    """Lettered options: the model's letter probability plus each option's support in the text."""
+    listed = list(letters.items())
+    probabilities = _model_probabilities(generator, prompt, [f"({letter})" for letter, _ in listed])
+    shortlist = []
+    for (letter, text), probability in zip(listed, probabilities):
+        support = best_support(text, focused)
+        overlap = _overlap(text, support.text) if support else 0.0
+        shortlist.append(_Candidate(f"({letter}) {text}", "letter", support, overlap, probability,
+                                    overlap + in_effect().answer.w_model * probability))
+    shortlist.sort(key=lambda c: -c.final)
+    winner = shortlist[0]
+    grounding = Grounding(mode="letter", candidates=[_as_dict(c) for c in shortlist], focused=focused)
+    if winner.sentence is not None:
+        grounding.quotes = [quote_of(winner.sentence)]
+        return f"{winner.text} [{winner.sentence.passage.n}]", grounding
+    return winner.text, grounding
+
+
+def choose_sentence(generator, question: str, focused: list[focus.Sentence], prompt: str) -> tuple[str, Grounding]:
+    """A passage to quote ("Quote the clause on termination"): the best few sentences by focus,
+    and the model's probability of copying each one after the question (a whole sentence)."""
+    settings = in_effect().answer
+    top = sorted(answering(focused, question), key=lambda s: -s.score)[:settings.sentence_choices]
+    probabilities = _model_probabilities(generator, prompt, [" ".join(s.text.split()) for s in top],
+                                         max_tokens=settings.sentence_tokens) if len(top) > 1 else [0.0]
+    scored = [(s.score / (top[0].score or 1.0) + settings.w_sentence_model * p, s, p) for s, p in zip(top, probabilities)]
+    scored.sort(key=lambda x: -x[0])
+    best = scored[0][1]
+    grounding = Grounding(mode="sentence", quotes=[quote_of(best)], focused=focused,
+                          candidates=[{"text": s.text, "kind": "sentence", "prior": round(s.score, 4),
+                                       "model": round(p, 4), "score": round(final, 4)} for final, s, p in scored])
+    return f"{' '.join(best.text.split())} [{best.passage.n}]", grounding
+
+
+def computed_answer(computed, focused: list[focus.Sentence]) -> tuple[str, Grounding]:
+    """A figure computed over one table row (tables.py), quoted with the row and its header."""
+    shown = ", ".join(f"{year}: {cell.strip()}" for year, cell in computed.cells)
+    grounding = Grounding(mode="computed", quotes=[quote_of(s) for s in computed.sources], focused=focused,
+                          candidates=[{"text": computed.text, "kind": computed.operation, "prior": 1.0,
+                                       "model": 0.0, "score": 1.0, "cells": shown}])
+    return f"{computed.text} [{computed.row.passage.n}]", grounding
+
+
+def model_logprobs(generator, prompt: str, options: list[str], max_tokens: int | None = None) -> list[float]:
+    """The generator's mean log-probability per token of each option as the continuation of
+    `prompt` ([] without a generator)."""
+    if generator is None or not options:
+        return []
+    continuations = [" " + option for option in options]
+    scorer = getattr(generator, "option_logprobs", None)
+    if scorer is not None:
+        return scorer(prompt, continuations, max_tokens=max_tokens or in_effect().answer.max_option_tokens)
+    probs = generator.label_probs(prompt, continuations)  # servers and test fakes: label probabilities
+    return [math.log(max(probs.get(c, 0.0), 1e-12)) for c in continuations]
+
+
+def _model_probabilities(generator, prompt: str, options: list[str], max_tokens: int | None = None) -> list[float]:
+    """The generator's distribution over `options` as continuations of `prompt` (sums to 1)."""
+    logprobs = model_logprobs(generator, prompt, options, max_tokens)
+    if not logprobs:
+        return [0.0] * len(options)
+    peak = max(logprobs)
+    weights = [math.exp(lp - peak) for lp in logprobs]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def _stem(word: str) -> str:
+    return short_stem(word, in_effect().answer.stem_chars)
+
+
+def _question_stems(question: str) -> dict[str, set[str]]:
+    """The question's content words by stem."""
+    stems: dict[str, set[str]] = {}
+    for term in content_terms(question):
+        stems.setdefault(_stem(term), set()).add(term)
+    return stems
+
+
+def best_support(text: str, sentences: list[focus.Sentence]) -> focus.Sentence | None:
+    scored = [(_overlap(text, s.text), s.score, s) for s in sentences]
+    scored = [t for t in scored if t[0] > 0]
+    return max(scored, key=lambda t: (t[0], t[1]))[2] if scored else None
+
+
+def _overlap(claim: str, source: str) -> float:
+    """Share of the claim's content words that the source contains."""
+    mine = {w for w in words(claim) if w not in STOPWORDS}
+    if not mine:
+        return 0.0
+    theirs = set(words(source))
+    return len(mine & theirs) / len(mine)
+
+
+def _as_dict(c: _Candidate) -> dict:
+    return {"text": c.text, "kind": c.kind, "prior": round(c.prior, 4), "model": round(c.model, 4),
+            "score": round(c.final, 4)}
+
+
+# -- free-text answers -----------------------------------------------------------------------------
+def answering(focused: list[focus.Sentence], question: str) -> list[focus.Sentence]:
+    """The sentences that could be quoted as an answer: those saying in_effect().answer.min_new_words content words
+    the question does not. A heading that repeats the question ("VA claim exam (C&P exam)" for
+    "what happens after I take the VA claim exam (C&P exam)?") scores high and answers nothing.
+    All of them when none does."""
+    asked = set(words(question))
+    saying = [s for s in focused
+              if len({w for w in words(s.text) if w not in STOPWORDS} - asked) >= in_effect().answer.min_new_words]
+    return saying or focused
+
+
+def quote_answer(focused: list[focus.Sentence], question: str = "") -> tuple[str, Grounding]:
+    """A broad question's answer in the documents' own words: the in_effect().answer.quote_sentences best focused
+    sentences that say more than the question, in the order they were shown, each with its
+    passage number."""
+    best = {id(s) for s in sorted(answering(focused, question), key=lambda s: -s.score)[:in_effect().answer.quote_sentences]}
+    chosen = [s for s in focused if id(s) in best]
+    if not chosen:
+        return NO_ANSWER, Grounding(mode="none", focused=focused)
+    text = " ".join(f"{' '.join(s.text.split())} [{s.passage.n}]" for s in chosen)
+    return text, Grounding(mode="quoted", quotes=[quote_of(s) for s in chosen], focused=focused)
+
+
+def trace(answer: str, focused: list[focus.Sentence]) -> list[Quote]:
+    """Each answer sentence's closest source sentence (by content-word overlap), in answer order."""
+    quotes: list[Quote] = []
+    seen: set[tuple[int, int]] = set()
+    for claim in re.split(r"(?<=[.!?])\s+", answer):
+        claim = strip_markers(claim)
+        if not claim:
+            continue
+        best = max(focused, key=lambda s: (_overlap(claim, s.text), s.score), default=None)
+        if best is None or _overlap(claim, best.text) < in_effect().answer.min_trace_overlap:
+            continue
+        key = (best.leaf.id, best.start)
+        if key not in seen:
+            seen.add(key)
+            quotes.append(quote_of(best))
+    return quotes
+

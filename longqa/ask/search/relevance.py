@@ -1,0 +1,196 @@
+"""Evidence, two questions: is anything in the store relevant at all (else `ask` exits 4), and
+does the first retrieval already hold the answer (else the organizer widens the context).
+
+Relevant at all, decided from retrieval evidence without the generator:
+- term coverage: the IDF-weighted share of the question's content words that occur in some leaf's
+  text or section path (an article may name its subject only in its heading). A question about "tungsten" asked of SEC filings keeps only generic words: low coverage.
+- the best dense cosine between the question and any leaf.
+The store holds nothing relevant when BOTH are low. Either alone is too brittle: a paraphrase can
+miss the rare words yet sit close in embedding space; a question sharing a rare name with the
+store can be far from every leaf in embedding space and still be answerable.
+
+Calibration (all-MiniLM-L6-v2, dev questions of ../shared/evaldata): 68 questions asked of
+stores holding their documents (21 FinanceBench questions of the 23 filings; 47 HotpotQA questions
+of their articles) against 127 asked of a store from another domain (Wikipedia questions of the
+filings, filing questions of the articles). Found = cosine >= 0.42 or coverage >= 0.8 refused none
+of the 68 and let 12 of the 127 through (those get a generated "The documents do not say" at
+best). Without vectors, coverage >= 0.5 alone refused none and let 71 through. The cosine
+threshold belongs to that embedder; another embedder's cosines sit on another scale.
+
+Holds the answer already (OkraLong's "containing"): a rule first, on the IDF-weighted share of
+the question's words (those the store holds at all) found in the top passages: >= 0.8 yes,
+< 0.15 no. In between, the generator's Yes/No probability decides. Neither signal is strong: on
+47 HotpotQA questions the 270M model's p(yes) separated passages holding all gold evidence from
+the rest with AUC 0.66, the word share with AUC 0.74; and on FinanceBench's long, instruction-laden
+questions a share threshold of 0.34 sent most questions to "widen" (back when widening also grew
+the context by half, +1-2 s of prefill). So the rule only fires on clear cases.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from longqa import tokens
+from longqa.ask.prompts import evidence_prompt
+from longqa.text.stems import suffix_stem
+from longqa.ask.settings import DEFAULTS, in_effect
+from longqa.models.base import Generator
+from longqa.retrieve.bm25 import matched_terms
+from longqa.text.words import content_terms
+from longqa.store.nodes import leaf_count
+
+# Words that say what to do with the documents, not what they are about: "Summarize the emergency
+# procedures" is about emergency procedures even if no document says "summarize".
+META_WORDS = frozenset(
+    "summarize summarise summary summaries overview overall discuss discussed briefly brief mention "
+    "mentioned mentions document documents paper article text passage passages detail details "
+    "detailed main key important information describe described explain explained "
+    # verbs that only frame a question ("What happens if ...", "What does NTU mean?")
+    "happen happens happened say says said tell tells told get gets got mean means meant".split()
+)
+# A request to quote ("Highlight the parts (if any) of this contract related to X"): only X is the
+# topic; the words of the request are in no document and say nothing about relevance.
+_REQUEST = re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract|list)\b[^?]{0,80}?\b"
+                      r"(?:related to|relating to|relevant to|regarding|concerning|about|on)\s+", re.I)
+
+
+def topic_of(question: str) -> str:
+    """The question without the wording of a request to quote, when it is one."""
+    return _REQUEST.sub("", question, count=1).strip() or question
+
+
+TOP_YES, TOP_NO = 0.8, 0.15  # share in the first passages: rule "holds it" / "misses it"; the model between
+
+
+@dataclass
+class EvidenceCheck:
+    found: bool
+    coverage: float  # IDF-weighted share of the question's content words present in leaf text
+    max_cosine: float | None  # best dense similarity, None when dense retrieval was not used
+    missing: list[str]  # content words no leaf contains
+    weights: dict[str, float] = field(default_factory=dict)  # IDF of the words the store does hold
+    topical: bool = True  # the question names a topic at all ("Summarize the document." does not)
+
+    def as_dict(self) -> dict:
+        return {"found": self.found, "coverage": round(self.coverage, 4),
+                "max_cosine": None if self.max_cosine is None else round(self.max_cosine, 4),
+                "missing": self.missing}
+
+
+def term_weights(
+    db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None
+) -> dict[str, tuple[float, int]]:
+    """Per content word of the question: (IDF over leaves, leaves containing it, capped at 1000)."""
+    counts = {t: n for t, n in matched_terms(db, question, doc_ids).items() if t not in META_WORDS}
+    total = leaf_count(db, doc_ids) or 1
+    return {term: (math.log(1 + total / (1 + min(n, total))), n) for term, n in counts.items()}
+
+
+def term_coverage(
+    db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None
+) -> tuple[float, list[str]]:
+    """(IDF-weighted coverage in [0, 1], the content words found nowhere). 0 for no content words."""
+    coverage, missing, _ = _coverage(term_weights(db, question, doc_ids))
+    return coverage, missing
+
+
+def _coverage(weighted: dict[str, tuple[float, int]]) -> tuple[float, list[str], dict[str, float]]:
+    whole = sum(w for w, _ in weighted.values())
+    covered = sum(w for w, n in weighted.values() if n > 0)
+    missing = [term for term, (_, n) in weighted.items() if n == 0]
+    present = {term: w for term, (w, n) in weighted.items() if n > 0}
+    return (covered / whole if whole > 0 else 0.0), missing, present
+
+
+def check(
+    db: sqlite_utils.Database, question: str, max_cosine: float | None, doc_ids: list[int] | None = None,
+    coverage_min: float = DEFAULTS.relevance.coverage_min, cosine_min: float = DEFAULTS.relevance.cosine_min,
+) -> EvidenceCheck:
+    question = topic_of(question)
+    coverage, missing, present = _coverage(term_weights(db, question, doc_ids))
+    topical = any(t not in META_WORDS for t in content_terms(question))
+    found = relevant(coverage, max_cosine, topical, coverage_min, cosine_min)
+    return EvidenceCheck(found=found, coverage=coverage, max_cosine=max_cosine, missing=missing, weights=present,
+                         topical=topical)
+
+
+def relevant(coverage: float, max_cosine: float | None, topical: bool = True,
+             coverage_min: float = DEFAULTS.relevance.coverage_min, cosine_min: float = DEFAULTS.relevance.cosine_min) -> bool:
+    """The decision itself, from check's measures (bench/relevance.py replays it over thresholds)."""
+    if not topical:
+        # No topic at all ("Summarize the document.", "What is this about?"): nothing can be
+        # absent, so the question is answered from whatever the retrieval ranks first.
+        return True
+    if max_cosine is None:
+        return coverage >= min(coverage_min, in_effect().relevance.coverage_only_min)
+    return coverage >= coverage_min or max_cosine >= cosine_min
+
+
+def probe(generator: Generator, question: str, texts: list[str], max_tokens: int) -> float:
+    """p(yes): the generator's belief that these passages (each cut to `max_tokens`) hold the answer.
+
+    This is OkraLong's "containing" label, read from the Yes/No token probabilities.
+    """
+    shown = [tokens.truncate(" ".join(t.split()), max_tokens) for t in texts]
+    probs = generator.label_probs(evidence_prompt(question, shown), [" yes", " no"])
+    return probs[" yes"]
+
+
+
+
+def top_share(question: str, texts: list[str], weights: dict[str, float] | None = None) -> float:
+    """Share of the question's content words found in `texts`, weighted by `weights` (IDF) when
+    given, and then counting only the words the store holds at all: an instruction word such as
+    "decimal" that no document uses says nothing about these passages. 1.0 when nothing counts."""
+    terms = content_terms(question)
+    if weights:
+        terms = [t for t in terms if t in weights]
+    if not terms:
+        return 1.0
+    present = {suffix_stem(w) for w in content_terms(" ".join(texts))}
+    weight = (lambda t: weights[t]) if weights else (lambda t: 1.0)
+    whole = sum(weight(t) for t in terms)
+    return sum(weight(t) for t in terms if suffix_stem(t) in present) / whole if whole else 1.0
+
+
+def holds_answer(
+    generator: Generator | None, question: str, texts: list[str], max_tokens: int,
+    weights: dict[str, float] | None = None,
+) -> tuple[float, str]:
+    """(evidence in [0, 1], "rule" | "model"): do the first passages already hold the answer?"""
+    share = top_share(question, texts, weights)
+    if share >= TOP_YES or share < TOP_NO or generator is None:
+        return share, "rule"
+    return probe(generator, question, texts, max_tokens), "model"
+
+
+_ASKS_NUMBER = re.compile(r"\b(how (?:many|much|long|far|old|big|large)|what (?:percentage|percent|amount|number|"
+                          r"ratio|value|total)|in units of|round(?:ed)? to|calculate|compute)\b", re.IGNORECASE)
+_ASKS_TIME = re.compile(r"\b(when|what (?:year|date|month|day|time)|which year)\b", re.IGNORECASE)
+_ASKS_NAME = re.compile(r"^\s*(who|whom|whose)\b|\b(who|whom|whose)\b[^?]*\?\s*$", re.IGNORECASE)
+_FIGURE = re.compile(r"\d[\d,.]*")
+_YEAR_OR_MONTH = re.compile(r"\b(1[5-9]\d\d|20\d\d|January|February|March|April|May|June|July|August|September|"
+                            r"October|November|December)\b")
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+
+
+def answer_shape_present(question: str, texts: list[str]) -> bool:
+    """Does the selected text hold something of the shape the question asks for, beyond the
+    question's own words? A figure for "how much" questions, a year or month for "when", a name
+    for "who"; True for other questions. Word coverage alone says the passage is ABOUT the
+    question; a 10-K paragraph naming the revenue without the figure is not the answer."""
+    text = " ".join(texts)
+    if _ASKS_NUMBER.search(question):
+        asked = set(_FIGURE.findall(question))
+        return any(f not in asked for f in _FIGURE.findall(text))
+    if _ASKS_TIME.search(question):
+        asked = set(_YEAR_OR_MONTH.findall(question))
+        return any(f not in asked for f in _YEAR_OR_MONTH.findall(text))
+    if _ASKS_NAME.search(question):
+        asked = {w.lower() for w in re.findall(r"\w+", question)}
+        return any(w.lower() not in asked for w in _CAPITALISED.findall(text))
+    return True

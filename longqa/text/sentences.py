@@ -1,0 +1,64 @@
+"""Sentences of a leaf's stored text, as character offsets into that text.
+
+Offsets, not copies: a quote shown to the user is always `leaf.text[start:end]`, so it can be
+checked against the store byte for byte. A sentence ends at . ! or ? followed by whitespace and
+a capital, digit, quote or bracket; a line break that ends a line without sentence punctuation
+(table rows, list items, headings) also ends one. Abbreviations ("e.g.", "No. 5", "U.S."),
+decimals ("4.5") and initials ("J. Smith") do not.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+# A candidate end: punctuation (with closing quotes/brackets) then whitespace, or a line break.
+_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)|\n")
+_ABBREVIATIONS = {
+    "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "st", "no", "nos", "inc", "ltd", "co",
+    "corp", "jr", "sr", "fig", "figs", "eq", "approx", "dept", "est", "vol", "p", "pp", "ch", "sec",
+    "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+}
+# Longer runs (a table flattened into one line) are cut at spaces; the answer stage passes its own
+# setting (answer.max_sentence_chars), ingest-time callers take this default.
+MAX_SENTENCE_CHARS = 600
+
+
+def split(text: str, max_chars: int = MAX_SENTENCE_CHARS) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text`, leading/trailing whitespace excluded."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _END.finditer(text):
+        end = match.end()
+        if match.group() != "\n" and not _ends_sentence(text, match.start(), end):
+            continue
+        _add(text, start, end, spans, max_chars)
+        start = end
+    _add(text, start, len(text), spans, max_chars)
+    return spans
+
+
+def _ends_sentence(text: str, dot: int, end: int) -> bool:
+    if text[dot] == ".":
+        word = re.search(r"([\w./]+)$", text[max(0, dot - 12):dot])
+        token = word.group(1).lower() if word else ""
+        if token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()):
+            return False  # "No. 5", "J. Smith"; a unit like "Ml/d." still ends a sentence
+    following = text[end:end + 3].lstrip()
+    return not following or following[0].isupper() or following[0].isdigit() or following[0] in "\"'“‘([•-–"
+
+
+def _add(text: str, start: int, end: int, spans: list[tuple[int, int]], max_chars: int) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    while end - start > max_chars:
+        cut = text.rfind(" ", start + max_chars // 2, start + max_chars)
+        cut = cut if cut > start else start + max_chars
+        spans.append((start, cut))
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start and any(ch.isalnum() for ch in text[start:end]):
+        spans.append((start, end))

@@ -1,0 +1,120 @@
+"""The answer stage as a ranker: candidates with their structural kind, named features, learned
+weights, a calibrated confidence with alternatives, yes/no by question form, and summaries.
+
+Stores are real SQLite files built from generated manuals, contracts and reports; the generator is
+the scripted fake (control flow only), so what decides is the shipped, learned ranker.json.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from longqa.ask.analysis.asked import read
+from longqa.ask.answer import candidates, ranker
+from longqa.ask.answer.features import FEATURES
+from longqa.ask.settings import DEFAULTS
+from tests.ask_support import build_store, make_pipeline
+from tests.fakes import FakeGenerator
+
+
+def answer(tmp_path, documents: dict[str, str], question: str, **options):
+    db = build_store(tmp_path / "store.db", documents, tmp_path)
+    return make_pipeline(db, FakeGenerator(), coverage_min=0.0, cosine_min=0.0, **options).answer(question)
+
+
+def test_code_like_tokens_are_candidates():
+    found = {span.text for span in candidates.code_spans(
+        "Type .tables to list them, set numbersep=5pt in the options, or pass --force to overwrite; "
+        "the limit is read from max_tokens.")}
+    assert {".tables", "numbersep=5pt", "--force", "max_tokens"} <= found
+    assert not candidates.code_spans("A well-known plant, built in 1998. It runs.")
+
+
+def test_a_section_number_and_a_list_enumerator_lose_to_the_figure_asked(tmp_path):
+    manual = ("# Converter Manual\n\n## 6. Output formats\n\n"
+              "6. The converter writes 14 output formats, from plain text to PDF.\n\n"
+              "## 7. Configuration\n\n"
+              "There are five configuration files: 1. system.conf 2. user.conf 3. fonts.conf 4. paths.conf "
+              "5. local.conf.\n")
+    result = answer(tmp_path, {"manual.md": manual}, "How many output formats does the converter write?")
+    assert result.answer.startswith("14 ["), result.grounding.candidates[:3]
+    kinds = {c["text"]: c["structure"] for c in result.grounding.candidates}
+    assert kinds.get("6.", kinds.get("6", "number_label")) == "number_label"
+
+
+def test_a_date_on_the_title_lines_loses_to_the_date_asked(tmp_path):
+    contract = ("# Service Agreement\n\nIssued 3 March 2021 by Harbour Pumps Ltd.\n\n"
+                "## Warranty\n\n" + "The pumps are covered for parts and labour under this agreement. " * 3 +
+                "The warranty on the pumps expires on 1 June 2025 unless it is renewed in writing.\n")
+    result = answer(tmp_path, {"contract.md": contract}, "When does the warranty on the pumps expire?")
+    assert result.answer.startswith("1 June 2025 ["), result.grounding.candidates[:3]
+
+
+@pytest.mark.parametrize("question, verdict, said", [
+    ("Can an inline snippet have a frame?", "No", "cannot"),
+    ("Can a listing have line numbers?", "Yes", "line numbers"),
+])
+def test_an_auxiliary_verb_question_gets_yes_or_no_and_a_quote_that_agrees(tmp_path, question, verdict, said):
+    manual = ("# Listings Manual\n\n## Frames\n\n"
+              "An inline snippet cannot have a frame, because it sits inside a line of text.\n\n"
+              "## Numbering\n\nA listing can have line numbers on the left or the right.\n")
+    assert read(question).want == "yesno"
+    result = answer(tmp_path, {"manual.md": manual}, question)
+    assert result.answer.split(" [")[0] == verdict
+    assert said in result.quotes[0].text
+
+
+def test_summarise_a_section_gives_three_to_seven_cited_points_from_it(tmp_path):
+    sections = []
+    for number, topic in ((1, "intake"), (2, "filters"), (3, "disinfection"), (4, "storage")):
+        lines = [f"The {topic} stage step {i} is checked by the shift operator every {i + 1} hours of running."
+                 for i in range(8)]
+        sections.append(f"## {number}. {topic.title()}\n\n" + "\n\n".join(lines))
+    manual = "# Treatment Works Manual\n\n" + "\n\n".join(sections) + "\n"
+    result = answer(tmp_path, {"manual.md": manual}, "Summarise section 3")
+    points = result.answer.splitlines()
+    assert result.grounding.mode == "summary" and 3 <= len(points) <= 7, result.answer
+    assert all(p.startswith("- ") and p.rstrip().endswith("]") for p in points)
+    assert all("disinfection" in q.text for q in result.quotes), [q.text for q in result.quotes]
+
+
+def test_the_answer_carries_a_confidence_alternatives_and_each_features_share(tmp_path):
+    manual = "# Pump Manual\n\n## Running\n\nThe standby pump runs for about 52 hours on a full tank of diesel.\n"
+    result = answer(tmp_path, {"manual.md": manual}, "How long does the standby pump run on a full tank?")
+    document = result.as_json()
+    assert 0.0 <= document["confidence"] <= 1.0 and isinstance(document["unsure"], bool)
+    for alternative in document["alternatives"]:
+        assert alternative["quote"]["text"] and alternative["text"]
+    top = result.grounding.candidates[0]
+    assert top["contributions"] and set(top["contributions"]) <= set(FEATURES)
+
+
+def _weights_favouring_no_answer(path: Path) -> Path:
+    table = json.loads(ranker.WEIGHTS_FILE.read_text())
+    final = table["final"]
+    final["weights"] = {**{name: 0.0 for name in final["weights"]}, "no_answer": 5.0}
+    final["means"], final["scales"] = {**final["means"], "no_answer": 0.0}, {**final["scales"], "no_answer": 1.0}
+    path.write_text(json.dumps(table))
+    return path
+
+
+def test_when_the_documents_do_not_say_wins_the_answer_is_not_found(tmp_path):
+    manual = "# Pump Manual\n\n## Running\n\nThe standby pump runs for about 52 hours on a full tank of diesel.\n"
+    weights = _weights_favouring_no_answer(tmp_path / "weights.json")
+    settings = DEFAULTS.with_values({"answer.ranker_weights": str(weights)})
+    result = answer(tmp_path, {"manual.md": manual}, "How long does the standby pump run?", settings=settings)
+    assert result.answer == "The documents do not say." and not result.found
+    assert result.as_json()["found"] is False and result.refined.found
+
+
+def test_the_shipped_weights_were_fitted_not_written():
+    table = json.loads(ranker.WEIGHTS_FILE.read_text())
+    provenance = table["provenance"]
+    assert provenance["command"].startswith("python bench/answer_ranker.py fit")
+    assert provenance["commit"] and provenance["data_sha256"] and provenance["questions"] >= 100
+    assert set(table["final"]["weights"]) <= set(FEATURES) and set(table["prior"]["weights"]) <= set(FEATURES)
+    loaded = ranker.load()
+    assert loaded.threshold == table["threshold"] and len(loaded.features) >= 3
