@@ -30,7 +30,7 @@ from longqa.ask import prompts
 from longqa.ask.answer.stage import answer_settings, plan_answer, run_answer
 from longqa.ask.analysis.asked import read as read_asked
 from longqa.ask.context import build_passages
-from longqa.ask.search.plan import Planner
+from longqa.ask.search.plan import Planner, SearchContext
 from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
 from longqa.models.base import Embedder, Generator
@@ -125,7 +125,9 @@ class Pipeline:
             analysis_mod.with_model(analysis, question, self.generator)
         timings["analysis"] = analysis.seconds
 
-        planner = Planner(self, question, analysis, doc_ids, first, refined)
+        context = SearchContext(self.db, self.retriever, self.generator, self.settings, self.use_tree,
+                                self.use_expansion, self.max_steps)
+        planner = Planner(context, question, analysis, doc_ids, first, refined)
         pool = excerpt.search_budget(self.budget, self.settings)
         selection, documents = planner.run(timings, pool)
         tick = time.perf_counter()

@@ -18,9 +18,9 @@ from pathlib import Path
 from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import features, fields, grounded, tables
 from longqa.ask.answer import ranker as ranking
-from longqa.ask.answer.candidates import NO_ANSWER, Candidate, pooled, spans_of
+from longqa.ask.answer.candidates import Candidate, pooled, spans_of
 from longqa.ask.answer.focus import Sentence
-from longqa.ask.answer.grounded import Grounding, quote_of
+from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
 from longqa.ask.settings import in_effect
 
 

@@ -230,7 +230,7 @@ def search_graphs(planner, roots: list[Node], budget: int, *, auto: bool = False
     from longqa.store.graph import graph_of, load_graph
     from longqa.structure.tree import walk
 
-    db, generator = planner.p.db, planner.p.generator
+    db, generator = planner.context.db, planner.context.generator
     if auto:
         every = bool(roots) and all(graph_of(db, root.doc_id) is not None for root in roots)
         planner.refined.steps.append({"step": len(planner.refined.steps) + 1, "action": "search-choice",
@@ -248,14 +248,14 @@ def search_graphs(planner, roots: list[Node], budget: int, *, auto: bool = False
     if not graphs:
         return None
     leaves = {n.id: n for root in roots for n in walk(root) if n.is_leaf}
-    _, question_vector = planner._vectors(planner.question)
-    embedder = getattr(planner.p.retriever, "embedder", None)
+    _, question_vector = planner.vectors_of(planner.question)
+    embedder = getattr(planner.context.retriever, "embedder", None)
     for graph in graphs:  # vectors of another embedder (the store was reindexed since) never compare
         if embedder is None or graph.embed_model != embedder.name:
             for node in graph.nodes:
                 node.vector = None
     # the retrieval's whole-document score of every leaf (the tree search's seeds), for r
-    _, leaf_scores = planner._scores_for(planner.question, planner.first)
+    _, leaf_scores = planner.scores_for(planner.question, planner.first)
     search = GraphSearch(planner.question, question_vector, graphs, leaves, budget, planner.settings,
                          planner.refined.steps, generator=generator,
                          model_weight=skill.weight(generator, "sufficiency"),

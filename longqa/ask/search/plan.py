@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from longqa.ask.search import outline_choice
 from longqa.ask.search import queries
@@ -29,6 +30,7 @@ from longqa.models import skill
 from longqa.ask.search.back_matter import weight_back_matter
 from longqa.ask.search.refine import score_trees, select, select_flat
 from longqa.ask.search.loop import Search
+from longqa.ask.settings import SearchSettings
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
 from longqa.retrieve.local import local_scores
 from longqa.store.documents import DocumentLabel, document_labels
@@ -36,12 +38,26 @@ from longqa.store.nodes import load_tree
 from longqa.tree_types import Node, walk
 
 
+@dataclass(frozen=True)
+class SearchContext:
+    """What the search may use of the pipeline: the store, the first-stage retriever, the generator
+    (None: no model calls), and the switches that bound it."""
+
+    db: object
+    retriever: object
+    generator: object
+    settings: SearchSettings
+    use_tree: bool = True
+    use_expansion: bool = True
+    max_steps: int = 3
+
+
 class Planner:
-    def __init__(self, pipeline, question, analysis, doc_ids, first, refined):
-        self.p, self.question, self.analysis, self.doc_ids = pipeline, question, analysis, doc_ids
+    def __init__(self, context: SearchContext, question, analysis, doc_ids, first, refined):
+        self.context, self.question, self.analysis, self.doc_ids = context, question, analysis, doc_ids
         self.refined = refined
         self.first = first
-        self.settings = pipeline.settings
+        self.settings = context.settings
         self.trees: dict[int, Node] = {}
         self.vectors = None
         self.search: Search | None = None
@@ -53,7 +69,7 @@ class Planner:
     def run(self, timings: dict[str, float], budget: int):
         """The selection for `budget` tokens (the pipeline's, or the larger pool that
         ask/excerpt.py cuts to sentences) and the candidate documents."""
-        p, generator, s = self.p, self.p.generator, self.settings
+        p, generator, s = self.context, self.context.generator, self.settings
         tick = time.perf_counter()
         subs: list[str] = []
         if p.use_expansion and self.analysis.type == "multi-source" and p.max_steps > 0:
@@ -62,11 +78,11 @@ class Planner:
                 self._log("split", query=sub, source=source)
             if not subs:
                 self._log("split-none", source=source, reason="no new sub-question")
-        roots, main_scores = self._scores_for(self.question, self.first)
+        roots, main_scores = self.scores_for(self.question, self.first)
         sub_scores = []
         for sub in subs:
             result = self._retrieve(sub)
-            sub_roots, scores = self._scores_for(sub, result)
+            sub_roots, scores = self.scores_for(sub, result)
             roots += [r for r in sub_roots if r not in roots]
             sub_scores.append(scores)
         timings["local_scores"] = time.perf_counter() - tick
@@ -141,7 +157,7 @@ class Planner:
         return selection, documents
 
     # -- scores per query --------------------------------------------------------------------
-    def _scores_for(self, query: str, result) -> tuple[list[Node], dict[int, float]]:
+    def scores_for(self, query: str, result) -> tuple[list[Node], dict[int, float]]:
         """Candidate trees for `query` (from its first-stage `result`) and the local score of
         every leaf in them: whole-document BM25 + cosine (or, as an ablation, the first-stage
         scores only), at least the leaf's first-stage score, times the document prior."""
@@ -157,8 +173,8 @@ class Planner:
         if not self.settings.whole_documents:
             scores = {leaf: first.get(leaf, 0.0) * prior.get(doc, 1.0) for leaf, doc in leaves.items()}
         else:
-            vectors, query_vector = self._vectors(query)
-            whole = local_scores(self.p.db, query, list(leaves), ranked, self.analysis.pattern,
+            vectors, query_vector = self.vectors_of(query)
+            whole = local_scores(self.context.db, query, list(leaves), ranked, self.analysis.pattern,
                                  vectors, query_vector).fused
             scores = {leaf: max(first.get(leaf, 0.0), whole[leaf]) * prior.get(doc, 1.0)
                       for leaf, doc in leaves.items()}
@@ -189,7 +205,7 @@ class Planner:
     def _lookup(self, query: str) -> dict[int, float]:
         """A bridge query: retrieve, add its candidate trees to the search, score their leaves."""
         result = self._retrieve(query)
-        roots, scores = self._scores_for(query, result)
+        roots, scores = self.scores_for(query, result)
         if self.search is not None:
             self.search.add_roots(roots)
         self.search_scores.update(scores)
@@ -199,36 +215,36 @@ class Planner:
         """The generator's next-step query (OkraLong's step-wise reasoner) from the evidence shown
         so far; None when it repeats a query already asked."""
         context = " ".join(shown[-3:])
-        known, query = queries.next_query(self.p.generator, self.question, context)
+        known, query = queries.next_query(self.context.generator, self.question, context)
         if not queries.is_new(query, self.asked):
             return None
         self.asked.append(query)
         return query
 
     def _retrieve(self, query: str):
-        result = self.p.retriever.retrieve(query, self.analysis.pattern, self.doc_ids)
+        result = self.context.retriever.retrieve(query, self.analysis.pattern, self.doc_ids)
         for c in result.candidates:
             self.refined.fused.setdefault(c.node_id, c)
         return result
 
-    def _vectors(self, query: str):
-        retriever = self.p.retriever
+    def vectors_of(self, query: str):
+        retriever = self.context.retriever
         if not retriever.uses_dense:
             return None, None
         if self.vectors is None:
             from longqa.store.vectors import load_vectors
 
-            self.vectors = load_vectors(self.p.db, retriever.embedder.name)
+            self.vectors = load_vectors(self.context.db, retriever.embedder.name)
         return self.vectors, retriever.embed(query)
 
     # -- helpers -----------------------------------------------------------------------------
     def _tree(self, doc_id: int) -> Node:
         if doc_id not in self.trees:
-            self.trees[doc_id] = load_tree(self.p.db, doc_id)
+            self.trees[doc_id] = load_tree(self.context.db, doc_id)
         return self.trees[doc_id]
 
     def _documents(self, roots: list[Node]) -> dict[int, DocumentLabel]:
-        return document_labels(self.p.db, [r.doc_id for r in roots])
+        return document_labels(self.context.db, [r.doc_id for r in roots])
 
     def _log(self, action: str, **extra) -> None:
         self.refined.steps.append({"step": len(self.refined.steps) + 1, "action": action, **extra})
