@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -36,17 +35,18 @@ def load() -> str:
 
 
 def timed(argv: list[str], env: dict) -> tuple[float, float, float, str]:
-    """(wall s, CPU s, peak RSS MiB, stdout) of one fresh process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    result = subprocess.run(argv, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode not in (0, 4):
-        raise SystemExit(f"{' '.join(argv)} failed ({result.returncode}): {result.stderr[-400:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # ru_maxrss of children is the largest of any child so far: runs go from small to large.
-    return wall, cpu, after.ru_maxrss / 1024, result.stdout
+    """(wall s, CPU s, peak RSS MiB, stdout) of one fresh process (its own rusage, by wait4)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=out, stderr=err, env=env, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0), err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode not in (0, 4):
+        raise SystemExit(f"{' '.join(argv)} failed ({process.returncode}): {stderr[-400:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout
 
 
 def measure(label: str, argv: list[str], env: dict, runs: int) -> None:
