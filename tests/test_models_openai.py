@@ -8,6 +8,7 @@ import re
 import socket
 import sys
 import threading
+import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -32,6 +33,12 @@ class FakeServer(ThreadingHTTPServer):
         self.embeddings = True
         self.logprobs_format = "legacy"  # legacy | content | none
         self.next_token = {" yes": -0.2, " no": -1.9, " maybe": -4.0, "\n": -6.0}
+        self.context = 64  # the context window /v1/models advertises
+        self.redirect_to: str | None = None  # answer every request with 302 to this URL
+        self.hang: set[str] = set()  # paths whose requests are never answered (until released)
+        self.released = threading.Event()
+        self.replies: dict[str, object] = {}  # path -> JSON sent instead of the normal answer
+        self.embeddings_error = (501, "This server does not support embeddings")
 
     @property
     def url(self) -> str:
@@ -52,15 +59,35 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _special(self) -> bool:
+        """Redirect, hang or a scripted reply, when the test asked for one."""
+        if self.server.redirect_to:
+            self.send_response(302)
+            self.send_header("Location", self.server.redirect_to + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return True
+        if self.path in self.server.hang:
+            self.server.released.wait(30)
+            return True
+        if self.path in self.server.replies:
+            self._send(200, self.server.replies[self.path])
+            return True
+        return False
+
     def do_GET(self):
-        self.server.requests.append((self.path, {}))
+        self.server.requests.append((self.path, dict(self.headers)))
+        if self._special():
+            return
         if self.path == "/v1/models":
-            return self._send(200, {"data": [{"id": "fake-7b", "max_model_len": 64}]})
+            return self._send(200, {"data": [{"id": "fake-7b", "max_model_len": self.server.context}]})
         self._send(404, {"error": {"message": "no such route"}})
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append((self.path, body))
+        if self._special():
+            return
         if self.server.fail_next > 0:
             self.server.fail_next -= 1
             return self._send(503, {"error": {"message": "loading model"}})
@@ -68,7 +95,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, {"tokens": list(range(len(body["content"].split())))})
         if self.path == "/v1/embeddings":
             if not self.server.embeddings:
-                return self._send(501, {"error": {"message": "This server does not support embeddings"}})
+                status, message = self.server.embeddings_error
+                return self._send(status, {"error": {"message": message}})
             return self._send(200, {"data": [{"index": i, "embedding": bag_of_words(t)} for i, t in enumerate(body["input"])][::-1]})
         if self.path == "/v1/completions":
             return self._complete(body)
@@ -104,14 +132,32 @@ def bag_of_words(text: str, dim: int = 32) -> list[float]:
     return vector.tolist()
 
 
-@pytest.fixture
-def server():
+def start_server() -> FakeServer:
     fake = FakeServer()
     thread = threading.Thread(target=fake.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
-    yield fake
+    return fake
+
+
+def stop_server(fake: FakeServer) -> None:
+    fake.released.set()
     fake.shutdown()
     fake.server_close()
+
+
+@pytest.fixture
+def server():
+    fake = start_server()
+    yield fake
+    stop_server(fake)
+
+
+@pytest.fixture
+def other_server():
+    """A second server on another port: where a redirect would send a request."""
+    fake = start_server()
+    yield fake
+    stop_server(fake)
 
 
 def closed_port_url() -> str:
@@ -223,7 +269,7 @@ def test_down_server_is_one_clear_line():
     assert message.startswith(f"cannot reach LLM server at {url}: ") and "\n" not in message
 
 
-def test_cli_with_down_server_exits_1_with_one_line_and_stores_nothing(tmp_path, monkeypatch, capsys):
+def test_cli_with_down_embedding_server_exits_1_with_one_line_and_stores_nothing(tmp_path, monkeypatch, capsys):
     from longqa.cli import main
 
     doc = tmp_path / "notes.md"
@@ -231,7 +277,7 @@ def test_cli_with_down_server_exits_1_with_one_line_and_stores_nothing(tmp_path,
     store = tmp_path / "store.db"
     url = closed_port_url()
     monkeypatch.setattr("longqa.models.http.BACKOFF_SECONDS", 0.01)
-    monkeypatch.setattr(sys, "argv", ["longqa", "ingest", str(doc), "-d", str(store), "--llm-url", url])
+    monkeypatch.setattr(sys, "argv", ["longqa", "ingest", str(doc), "-d", str(store), "--embed-url", url])
     with pytest.raises(SystemExit) as exited:
         main()
     assert exited.value.code == 1
@@ -245,7 +291,7 @@ def test_cli_with_down_server_exits_1_with_one_line_and_stores_nothing(tmp_path,
 def test_models_command_reports_the_server(server, monkeypatch, capsys):
     from longqa.cli import main
 
-    monkeypatch.setattr(sys, "argv", ["longqa", "models", "--json", "--llm-url", server.url])
+    monkeypatch.setattr(sys, "argv", ["longqa", "models", "--json", "--llm-url", server.url, "--embed-url", server.url])
     with pytest.raises(SystemExit) as exited:
         main()
     assert exited.value.code == 0
@@ -253,3 +299,130 @@ def test_models_command_reports_the_server(server, monkeypatch, capsys):
     assert report["generator"] == {"source": "server", "url": server.url, "name": "server:fake-7b",
                                    "context_length": 64, "gpu_offload": None}
     assert report["embedder"]["source"] == "server" and report["embedder"]["dim"] == 32
+
+
+# -- a server that misbehaves: redirects, hangs, wrong-shaped or oversized answers ----------------
+
+def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(server, other_server, monkeypatch):
+    monkeypatch.setenv("LONGQA_LLM_API_KEY", "sk-secret-key")
+    server.redirect_to = f"http://127.0.0.1:{other_server.server_address[1]}"
+    with pytest.raises(ModelError, match=r"HTTP 302 .* redirects to http://127\.0\.0\.1:\d+/v1/models; "
+                                         r"redirects are not followed"):
+        OpenAIGenerator(server.url, client=JsonClient(server.url, backoff=0.01))
+    assert server.requests[0][1]["Authorization"] == "Bearer sk-secret-key"  # the named server has it
+    assert other_server.requests == []
+
+
+def test_a_hung_server_fails_within_the_deadline_retries_included(server):
+    server.hang.add("/v1/completions")
+    generator = OpenAIGenerator(server.url, client=JsonClient(server.url, deadline=1.5, backoff=0.01))
+    started = time.monotonic()
+    with pytest.raises(ModelError, match=r"timed out \(deadline 1\.5 s, LONGQA_LLM_TIMEOUT\)") as caught:
+        generator.complete("Q: what?\nA:", max_tokens=4)
+    assert time.monotonic() - started < 3.0
+    assert "\n" not in str(caught.value)
+
+
+def test_one_question_shares_one_deadline_across_calls(server):
+    from longqa.models.http import question_deadline
+
+    server.hang.add("/v1/completions")
+    client = JsonClient(server.url, deadline=60, backoff=0.01)
+    started = time.monotonic()
+    with question_deadline(1.0), pytest.raises(ModelError, match="1 s"):
+        client.get("models")  # answered at once
+        client.post("completions", {"prompt": "x"})  # waits for what is left of the second
+    assert time.monotonic() - started < 2.5
+
+
+def test_the_deadline_setting_is_checked(monkeypatch):
+    from longqa.models.http import deadline_setting
+
+    monkeypatch.setenv("LONGQA_LLM_TIMEOUT", "12.5")
+    assert deadline_setting() == 12.5
+    monkeypatch.setenv("LONGQA_LLM_TIMEOUT", "soon")
+    with pytest.raises(ModelError, match="LONGQA_LLM_TIMEOUT='soon': not a positive number"):
+        deadline_setting()
+
+
+@pytest.mark.parametrize("path, reply", [
+    ("/v1/completions", {"choices": [{"text": 5}]}),
+    ("/v1/completions", {"choices": "forty two"}),
+    ("/v1/completions", [1, 2, 3]),
+    ("/v1/embeddings", {"data": [{"embedding": 0.5}]}),
+    ("/v1/embeddings", {"data": [{"index": 0, "embedding": []}]}),
+    ("/v1/embeddings", {"data": ["x"]}),
+])
+def test_wrong_shaped_answers_are_one_line_errors(server, path, reply):
+    embedder = OpenAIEmbedder(server.url)
+    generator = OpenAIGenerator(server.url)
+    server.replies[path] = reply
+    with pytest.raises(ModelError, match=rf"^LLM server at {re.escape(server.url)}: ") as caught:
+        if path.endswith("embeddings"):
+            embedder.embed(["one text"])
+        else:
+            generator.complete("Q:", max_tokens=2)
+    assert "\n" not in str(caught.value)
+
+
+def test_wrong_shaped_logprobs_are_one_line_errors(server):
+    server.replies["/v1/completions"] = {"choices": [{"text": " yes", "logprobs": {"top_logprobs": [{" yes": "high"}]}}]}
+    with pytest.raises(ModelError, match=r"unexpected answer from completions \(ValueError"):
+        OpenAIGenerator(server.url).label_probs("Is it? Answer:", [" yes", " no"])
+
+
+def test_an_answer_over_the_cap_is_refused(server, monkeypatch):
+    monkeypatch.setattr("longqa.models.http.MAX_RESPONSE_BYTES", 4096)
+    monkeypatch.setattr("longqa.models.http.READ_CHUNK", 1024)
+    server.replies["/v1/completions"] = {"choices": [{"text": "word " * 5000}]}
+    with pytest.raises(ModelError, match="answer from completions is over 0 MiB"):
+        OpenAIGenerator(server.url).complete("Q:", max_tokens=2)
+
+
+def ask_with_server(monkeypatch, capsys, tmp_path, server: FakeServer, *extra: str, embedders: list | None = None):
+    """`longqa ask` over a real store (fake embedder) with the real server generator at `server`;
+    `embedders` collects the (embed_model, embed_url) the command asked for."""
+    from longqa.cli import main
+    from longqa.models import resolve
+    from tests.ask_support import build_store, reactor_handbook
+    from tests.fakes import FakeEmbedder
+
+    db_path = tmp_path / "store.db"
+    build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
+    server.context = 8192
+    asked = embedders if embedders is not None else []
+    monkeypatch.setattr(resolve, "load_embedder",
+                        lambda embed_model=None, embed_url=None: asked.append((embed_model, embed_url)) or FakeEmbedder())
+    monkeypatch.setattr(sys, "argv", ["longqa", "ask", "How fast do the emergency diesel generators start after a grid loss?",
+                                      "-d", str(db_path), "--llm-url", server.url, *extra])
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as exited:
+        main()
+    return exited.value.code, capsys.readouterr(), time.monotonic() - started
+
+
+def test_ask_against_a_server_that_hangs_mid_question_exits_1_in_one_line(server, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("LONGQA_LLM_TIMEOUT", "2")
+    server.hang.add("/v1/completions")
+    code, output, seconds = ask_with_server(monkeypatch, capsys, tmp_path, server)
+    assert code == 1 and seconds < 5
+    assert output.err.strip().splitlines() == [
+        f"longqa: error: cannot reach LLM server at {server.url}: timed out (deadline 2 s, LONGQA_LLM_TIMEOUT)"]
+
+
+def test_ask_against_a_server_with_garbage_exits_1_in_one_line(server, monkeypatch, capsys, tmp_path):
+    server.replies["/v1/completions"] = {"choices": [{"text": None, "logprobs": "none"}]}
+    code, output, _ = ask_with_server(monkeypatch, capsys, tmp_path, server)
+    lines = output.err.strip().splitlines()
+    assert code == 1 and len(lines) == 1
+    assert lines[0].startswith(f"longqa: error: LLM server at {server.url}: ") and "internal error" not in lines[0]
+
+
+def test_a_generation_server_is_never_asked_for_embeddings(server, monkeypatch, capsys, tmp_path):
+    server.embeddings = False
+    server.embeddings_error = (500, "Llama model must be created with embedding=True to call this method")
+    embedders: list = []
+    code, output, _ = ask_with_server(monkeypatch, capsys, tmp_path, server, "--no-stream", embedders=embedders)
+    assert code == 0 and output.out.startswith("10 seconds [1]")
+    assert embedders == [(None, None)]  # the store's own embedder, not the server
+    assert not any(path.endswith("/embeddings") for path, _ in server.requests)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -11,8 +12,8 @@ import typer
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, print_json
 from longqa.cli.ask_output import print_context, print_explain, print_sources
 from longqa.cli.question import read_question
+from longqa.cli.models import EmbedModelOption, EmbedUrlOption, LlmUrlOption, ModelOption, option_value
 from longqa.cli.settings_options import SetOption, SettingsFileOption, settings_from
-from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
 from longqa.errors import EXIT_NO_EVIDENCE, EXIT_OK, LongqaError
 from longqa.ask.settings import DEFAULTS
 
@@ -60,6 +61,7 @@ def ask(
     model: Optional[str] = ModelOption,
     embed_model: Optional[str] = EmbedModelOption,
     llm_url: Optional[str] = LlmUrlOption,
+    embed_url: Optional[str] = EmbedUrlOption,
     assignments: Optional[List[str]] = SetOption,
     settings_file: Optional[Path] = SettingsFileOption,
 ) -> None:
@@ -76,8 +78,7 @@ def ask(
     from longqa import tokens
     from longqa.cli.lazy import warm_up
     from longqa.models.lazy import LazyModel
-    from longqa.ask.pipeline import Pipeline
-    from longqa.models.resolve import load_embedder, load_generator
+    from longqa.models.resolve import load_generator
     from longqa.store.documents import document_count, resolve
 
     warm_up(tokens.encoding)  # the budget is counted in cl100k tokens; load the ranks meanwhile
@@ -86,13 +87,44 @@ def ask(
         raise LongqaError("the store is empty: add documents with `longqa ingest PATH`")
     doc_ids = [resolve(store, ref)["id"] for ref in doc] if doc else None
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
-    needs_generator = not (context_only and no_analysis)
-    generator = LazyModel(lambda: load_generator(model, llm_url)) if needs_generator else None
-    embedder = load_embedder(embed_model, llm_url) if retrieval != "bm25" else None
+    embed_url = option_value(embed_url)
     settings = settings_from(assignments, settings_file)
     given = {"confidence": confidence, "patience": patience, "max_nodes": max_nodes, "max_seconds": max_seconds,
              "router": router, "search": search}  # the search options named on the command line win
     settings = settings.but(search=settings.search.but(**{k: v for k, v in given.items() if v is not None}))
+    with _server_deadline(llm_url or embed_url):
+        needs_generator = not (context_only and no_analysis)
+        generator = LazyModel(lambda: load_generator(model, llm_url)) if needs_generator else None
+        embedder = _store_embedder(store, embed_model, embed_url) if retrieval != "bm25" else None
+        _answer(question, doc_ids, store, generator, embedder, context_only=context_only, no_stream=no_stream,
+                explain=explain, as_json=as_json, retrieval=retrieval, budget=budget, max_steps=max_steps,
+                no_analysis=no_analysis, no_tree=no_tree, no_expansion=no_expansion, settings=settings)
+
+
+def _server_deadline(url: Optional[str]):
+    """Every call to a named server during this question shares one deadline ($LONGQA_LLM_TIMEOUT)."""
+    if not url:
+        return contextlib.nullcontext()
+    from longqa.models.http import question_deadline
+
+    return question_deadline()
+
+
+def _store_embedder(store, embed_model: Optional[str], embed_url: Optional[str]):
+    """The embedder the user named, else the default; refused in one line when the store's vectors
+    come from another (their cosines would not compare), naming both and `longqa reindex`."""
+    from longqa.models.resolve import load_embedder
+    from longqa.store.vectors import require_current
+
+    embedder = load_embedder(embed_model, embed_url)
+    require_current(store, embedder.name)
+    return embedder
+
+
+def _answer(question, doc_ids, store, generator, embedder, *, context_only, no_stream, explain, as_json,
+            retrieval, budget, max_steps, no_analysis, no_tree, no_expansion, settings) -> None:
+    from longqa.ask.pipeline import Pipeline
+
     pipeline = Pipeline(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
         use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval, settings=settings,

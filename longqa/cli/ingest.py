@@ -17,7 +17,7 @@ from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, LongqaError
 from longqa.ingest import IngestResult, configured_ingestor, expand_inputs
 from longqa.names import as_text, shown
 from longqa.structure.tree_source import MODES
-from longqa.cli.models import EmbedModelOption, LlmUrlOption, ModelOption, option_value
+from longqa.cli.models import EmbedModelOption, EmbedUrlOption, LlmUrlOption, ModelOption, option_value
 from longqa.models.lazy import LazyModel
 from longqa.models.resolve import load_embedder, load_generator
 from longqa.store.vectors import require_current
@@ -37,6 +37,7 @@ def ingest(
     model: Optional[str] = ModelOption,
     embed_model: Optional[str] = EmbedModelOption,
     llm_url: Optional[str] = LlmUrlOption,
+    embed_url: Optional[str] = EmbedUrlOption,
     summaries: Optional[bool] = typer.Option(
         None, "--summaries/--no-summaries",
         help="One-sentence section summaries (default: for model-structured documents of at most 50 sections).",
@@ -81,8 +82,8 @@ def ingest(
     files, failed = expand_inputs(paths)
     store = db_from(db)
     # Loaded at the first document that needs vectors; refuses a store built with another embedder.
-    embed_model, llm_url = option_value(embed_model), option_value(llm_url)
-    embedder = LazyModel(lambda: load_embedder(embed_model, llm_url), on_load=lambda e: require_current(store, e.name))
+    embed_model, embed_url, llm_url = option_value(embed_model), option_value(embed_url), option_value(llm_url)
+    embedder = LazyModel(lambda: load_embedder(embed_model, embed_url), on_load=lambda e: require_current(store, e.name))
     # The generator loads only for a document without headings (llm/auto) or with untitled sections.
     generator = lambda: load_generator(option_value(model), llm_url)  # noqa: E731
     limits = Limits(max_mb=max_mb, max_pages=max_pages, max_line_chars=max_line_chars,

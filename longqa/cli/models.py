@@ -1,7 +1,7 @@
 """`longqa models` (which generator and embedder are in use) and `longqa reindex`.
 
-Also the model options other commands share: -m/--model, --embed-model, --llm-url, each
-defaulting to its environment variable.
+Also the model options other commands share: -m/--model, --embed-model, --llm-url, --embed-url,
+each defaulting to its environment variable.
 """
 
 from __future__ import annotations
@@ -26,7 +26,11 @@ EmbedModelOption = typer.Option(
 )
 LlmUrlOption = typer.Option(
     None, "--llm-url", envvar="LONGQA_LLM_URL",
-    help="OpenAI-compatible server (e.g. http://localhost:8080/v1) for generation, and embeddings if it offers them.",
+    help="OpenAI-compatible server (e.g. http://localhost:8080/v1) for generation; the embedder stays the store's.",
+)
+EmbedUrlOption = typer.Option(
+    None, "--embed-url", envvar="LONGQA_EMBED_URL",
+    help="OpenAI-compatible server whose /embeddings embed leaves and questions (the store must be built with it).",
 )
 
 
@@ -40,6 +44,7 @@ def models(
     model: Optional[str] = ModelOption,
     embed_model: Optional[str] = EmbedModelOption,
     llm_url: Optional[str] = LlmUrlOption,
+    embed_url: Optional[str] = EmbedUrlOption,
     prepare: bool = typer.Option(
         False, "--prepare", help="Assemble/convert the embedded models, verify checksums, load and try both."
     ),
@@ -53,7 +58,7 @@ def models(
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
     report = {
         "generator": describe_generator(model, llm_url, prepare=prepare),
-        "embedder": describe_embedder(embed_model, llm_url, prepare=prepare),
+        "embedder": describe_embedder(embed_model, option_value(embed_url), prepare=prepare),
         "models_dir": str(config.models_dir()),
     }
     store_path = config.db_path(db)
@@ -90,7 +95,7 @@ def _print_report(report: dict) -> None:
 @app.command()
 def reindex(
     embed_model: Optional[str] = EmbedModelOption,
-    llm_url: Optional[str] = LlmUrlOption,
+    embed_url: Optional[str] = EmbedUrlOption,
     force: bool = typer.Option(False, "--force", help="Re-embed documents that are already current."),
     db: Optional[Path] = DbOption,
     as_json: bool = JsonOption,
@@ -101,7 +106,7 @@ def reindex(
     from longqa.reindex import reindex as run_reindex
 
     store = db_from(db, create=False)
-    embedder = load_embedder(option_value(embed_model), option_value(llm_url))
+    embedder = load_embedder(option_value(embed_model), option_value(embed_url))
     err = console_err()
     started = time.perf_counter()
 

@@ -76,7 +76,7 @@ class Resources:
         if self._embedder is None:
             from longqa.models.resolve import load_embedder
 
-            model = LazyModel(lambda: load_embedder(self.embed_model, self.llm_url))
+            model = LazyModel(lambda: load_embedder(self.embed_model))
             self._embedder = CountingEmbedder(model.loaded, self.usage)
             self.load_seconds["embedder"] = round(model.load_seconds, 3)
         return self._embedder

