@@ -14,7 +14,6 @@ from longqa.ask.answer import choose, grounded
 from longqa.ask.answer import hops
 from longqa.ask.answer import kinds
 from longqa.text import sentences
-from longqa.models import skill
 from longqa.ask.answer import spans
 from longqa.ask.answer.stage import plan_answer
 from longqa.ask.analysis.asked import read
@@ -70,13 +69,13 @@ def test_a_bridge_entity_is_never_the_answer(tmp_path):
     pipeline = make_pipeline(db, FakeGenerator())
     refined = pipeline.retrieve_context(question)
     plan = plan_answer(read(refined.question), refined.passages, "multi-bridge", 0.2, FakeEmbedder())
-    text, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences,
-                                            bridges=["Julius Kahn"])
-    assert text.startswith("Detroit"), grounding.candidates[:3]
+    _, grounding = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences,
+                                       bridges=["Julius Kahn"])
     _, unaware = choose.choose_short(FakeGenerator(), read(question), plan.focused, plan.prompt, plan.sentences)
-    score = {c["text"]: c["score"] for c in grounding.candidates}
-    score_unaware = {c["text"]: c["score"] for c in unaware.candidates}
-    assert score_unaware["Julius Kahn"] > score.get("Julius Kahn", float("-inf"))  # the bridge is penalised
+    # the bridge entity reads as the question's own words once the search went through it
+    assert features_of(grounding, "Julius Kahn")["repeats_question"] == 1.0
+    assert features_of(unaware, "Julius Kahn")["repeats_question"] == 0.0
+    assert features_of(grounding, "Detroit")["near_bridge"] > 0.5
 
 
 @pytest.mark.parametrize("question, kind", [
@@ -173,19 +172,18 @@ def test_no_answer_when_nothing_fits_and_the_model_says_so(power_db):
     assert result.grounding.mode == "none"
 
 
-def test_yes_no_verdict_follows_the_words_when_the_model_is_at_chance(power_db):
-    # gemma-3-270m's own verdict measured at chance (ask/skill.py): the word rule decides.
-    says_yes = FakeGenerator(choose=lambda prompt, labels: next((l for l in labels if "Yes" in l), None))
-    says_yes.name = "gemma-3-270m-fake"
-    pipeline = make_pipeline(power_db, says_yes)
-    yes = pipeline.answer("Can the diesel generators run both for about 52 hours?")
-    assert yes.answer.startswith("Yes [") and "52 hours" in yes.quotes[0].text
-    no = pipeline.answer("Do the generators run on solar panels?")
-    assert no.answer.startswith("No [")
-    assert skill.weight(says_yes, "verdict") == 0.0
-    # A model never measured (one passed with -m) steers with its own verdict.
-    unmeasured = FakeGenerator(choose=lambda prompt, labels: next((l for l in labels if "Yes" in l), None))
-    assert skill.weight(unmeasured, "verdict") == 1.0
+def test_yes_no_candidates_carry_the_word_rule_s_verdict_and_a_quote_that_agrees(power_db):
+    pipeline = make_pipeline(power_db, FakeGenerator())
+    for question, rule in (("Can the diesel generators run both for about 52 hours?", "Yes"),
+                           ("Do the generators run on solar panels?", "No")):
+        result = pipeline.answer(question)
+        verdicts = {c.text: c.features["verdict_rule"] for c in result.grounding.pool if c.kind == "yesno"}
+        assert verdicts == {rule: 1.0, ("No" if rule == "Yes" else "Yes"): 0.0}
+        verdict = result.answer.split(" [")[0]
+        assert verdict in ("Yes", "No") and result.grounding.mode == "yesno"
+        negated = grounded._NEGATION.search(result.quotes[0].text) is not None
+        assert negated == (verdict == "No") or not any(
+            (grounded._NEGATION.search(s.text) is not None) == (verdict == "No") for s in result.grounding.focused)
 
 
 def test_trace_links_answer_sentences_to_sources(power_db):
