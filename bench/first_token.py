@@ -9,7 +9,7 @@ once as a long-running caller would have them:
 - read: seconds the generator needs just to read the final answer prompt from an empty cache;
 - ratio first / read (target <= 2), the prompt's size, and whether the answer is right.
 Then one `longqa ask` in a fresh process (process start and model loads included).
-Targets (issue 10): first <= 1.5 s on an idle 2-core machine, and first <= 2 x read. The load
+Targets: first <= 1.5 s on an idle 2-core machine, and first <= 2 x read. The load
 average is printed beside the figures: the machine may be shared.
 """
 

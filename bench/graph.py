@@ -15,7 +15,7 @@
    faithfulness (share of a bullet's content words found in its sources): why the default points
    are extractive.
 
-Targets (issue 15), on 2 cores: graph ingest <= 15 s per 1,000 input tokens, <= 0.3 generated
+Targets, on 2 cores: graph ingest <= 15 s per 1,000 input tokens, <= 0.3 generated
 tokens per input token. The machine's cores may be shared: the load average is printed.
 """
 

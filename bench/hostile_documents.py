@@ -2,7 +2,7 @@
 
     python bench/hostile_documents.py [--embed] [--limits default|lifted|both] [--keep DIR] [--json]
 
-Generated here (nothing downloaded), each the size reported in issue 12:
+Generated here (nothing downloaded), each at the size a user reported:
 - headings.md: 500 KB of markdown with 20,000 `##` headings (took 10 minutes: a quadratic step);
 - oneline.md: 5 MB of markdown on one line (over 11 minutes);
 - hashes.md: one 4 MB line of `# a # # … b` (the heading pattern backtracked quadratically);

@@ -98,6 +98,9 @@ def eval_command(
                                            "(default: under the work dir, named by the settings)."),
     fresh: bool = typer.Option(False, "--fresh", help="Discard earlier results for these settings."),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON report to this file."),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Also write a Markdown summary to this "
+                                            "file: a row per system and per dataset, the command, commit, "
+                                            "machine and load."),
     as_json: bool = JsonOption,
     assignments: Optional[List[str]] = SetOption,
     settings_file: Optional[Path] = SettingsFileOption,
@@ -132,6 +135,10 @@ def eval_command(
         runner = Runner(settings, resources, work, factory, progress,
                         model_ids={"model": model, "embed_model": embed_model, "llm_url": llm_url})
         report = runner.run(questions, results, fresh)
+    report["command"] = reporting.command_line()
+    if markdown:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(reporting.markdown(report, source=str(out) if out else None), encoding="utf-8")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

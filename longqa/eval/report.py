@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import shlex
 import subprocess
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from statistics import mean
@@ -59,6 +61,20 @@ def machine() -> dict:
             "processor": platform.processor() or platform.machine()}
 
 
+def command_line() -> str:
+    """The command as typed, for the report: a run is only comparable with its flags."""
+    return shlex.join(["longqa", *sys.argv[1:]])
+
+
+def load_average() -> list[float] | None:
+    """1, 5 and 15-minute load averages when the report is written: seconds and any figure that
+    depends on them mean little on a busy machine, so the load travels with them."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def _mean(values: list) -> float | None:
     values = [v for v in values if v is not None]
     return round(mean(values), 4) if values else None
@@ -103,6 +119,7 @@ def build_report(records, settings, resources, questions, preparation: dict, ela
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "git": git_state(),
         "machine": machine(),
+        "load": load_average(),
         "models": models if models is not None else resources.describe(),
         "protocol": settings.protocol,
         "budget": settings.budget,
@@ -180,3 +197,81 @@ def render(report: dict, console: Console) -> None:
         if stats.get("errors"):
             console.print(f"note: {system} failed on {stats['errors']} of {stats['n']} questions "
                           "(see the results file)", markup=False, highlight=False)
+
+
+# -- Markdown summary (`longqa eval --markdown`, and the README's tables) ---------------------------------
+DATASET_NAMES = {"financebench": "FinanceBench", "uda": "UDA", "leval": "L-Eval", "lciteeval": "L-CiteEval",
+                 "hotpotqa": "HotpotQA", "musique": "MuSiQue"}
+MARKDOWN_COLUMNS = [("answer recall", "answer_recall"), ("evidence recall", "evidence_recall"), ("F1", "f1"),
+                    ("EM", "em"), ("context tokens", "context_tokens"), ("s/q", "seconds")]
+
+
+def measure(stats: dict, key: str) -> float | None:
+    """One measure of a system's aggregate, in the run report's layout or in the older hand-merged
+    one (seconds per question as a plain number)."""
+    if key == "seconds":
+        seconds = stats.get("seconds")
+        return seconds.get("total") if isinstance(seconds, dict) else stats.get("seconds_per_question")
+    return stats.get(key)
+
+
+def _figure(value: float | None, key: str) -> str:
+    if value is None:
+        return "–"
+    if key == "context_tokens":
+        return f"{value:,.0f}"
+    if key == "seconds":
+        return f"{value:.1f}"
+    return f"{value:.3f}"
+
+
+def _short(commit: str) -> str:
+    """A full hash as its usual 7 characters; a hand-written note ('88da483 (longqa rows); …') whole."""
+    return commit[:7] if len(commit) == 40 and all(c in "0123456789abcdef" for c in commit) else commit
+
+
+def _provenance(report: dict, source: str | None) -> str:
+    commit = (report.get("git") or {}).get("commit") or report.get("commit")
+    machine_info = report.get("machine")
+    if isinstance(machine_info, dict):
+        machine_info = f"{machine_info.get('cpus')} CPUs, {machine_info.get('processor')}"
+    elif isinstance(machine_info, str):
+        machine_info = machine_info.split(";")[0]
+    load = report.get("load")
+    if isinstance(load, list):
+        load = "load average " + " / ".join(f"{x:.2f}" for x in load) + " (1, 5, 15 min, at the end)"
+    parts = [f"command: `{report['command']}`" if report.get("command") else None,
+             f"commit {_short(str(commit))}" if commit else "commit not recorded",
+             (report.get("date") or "")[:10] or None, machine_info, load,
+             f"report: [{Path(source).name}]({source})" if source else None]
+    return " · ".join(p for p in parts if p)
+
+
+def markdown(report: dict, *, title: str | None = None, systems: list[str] | None = None,
+             source: str | None = None, overall: bool = True, datasets: bool = True) -> str:
+    """The report as Markdown: a row per system (overall), a row per dataset with each system's
+    headline measure (F1 when answers were generated, else answer recall), and where it came from."""
+    order = systems or list(report.get("systems") or report["overall"])
+    order = [s for s in order if s in report["overall"]]
+    generated = report.get("generate", any(measure(report["overall"][s], "f1") is not None for s in order))
+    columns = [(h, k) for h, k in MARKDOWN_COLUMNS if generated or k not in ("f1", "em")]
+    budget = f", {report['budget']:,}-token budget" if report.get("budget") else ""
+    summary = (f"{report['questions']} questions{budget}, "
+               f"{'answers generated' if generated else 'recall only, no answers generated'}")
+    lines = [f"**{title}** ({summary})" if title else summary + "."]
+    if overall:
+        lines += ["", "| system | " + " | ".join(h for h, _ in columns) + " |", "|---" * (len(columns) + 1) + "|"]
+        for system in order:
+            stats = report["overall"][system]
+            lines.append(f"| {system} | " + " | ".join(_figure(measure(stats, k), k) for _, k in columns) + " |")
+    if datasets:
+        headline = "f1" if generated else "answer_recall"
+        lines += ["", "| dataset (questions) | " + " | ".join(f"{s} {'F1' if generated else 'answer recall'}"
+                                                              for s in order) + " |",
+                  "|---" * (len(order) + 1) + "|"]
+        for dataset, rows in report["by_dataset"].items():
+            n = (report.get("datasets") or {}).get(dataset) or max((r.get("n") or 0) for r in rows.values())
+            cells = [_figure(measure(rows[s], headline), headline) if s in rows else "–" for s in order]
+            lines.append(f"| {DATASET_NAMES.get(dataset, dataset)} ({n}) | " + " | ".join(cells) + " |")
+    lines += ["", _provenance(report, source), ""]
+    return "\n".join(lines)

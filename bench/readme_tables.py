@@ -1,0 +1,146 @@
+"""Paste the evaluation tables into README.md and eval/README.md from the committed reports.
+
+    python bench/readme_tables.py            # rewrite the generated blocks
+    python bench/readme_tables.py --check    # exit 1 when a block differs from its reports
+
+Every figure the READMEs give for the evaluation sits between `<!-- generated: NAME -->` and
+`<!-- end: NAME -->` and is produced here from the JSON reports in eval/, so a figure cannot drift
+from the run it cites; tests/test_readme_figures.py runs the check. To change the headline runs,
+edit HEADLINES (and commit the new reports first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from longqa.eval.report import measure, markdown  # noqa: E402
+
+# (block name, report, title, systems shown, (row per system, row per dataset)): the README's
+# headline runs. The first screen shows the first one's rows per system, so its block here does not.
+ANSWERS = "eval/dev-report150-corpus-generate.json"
+HEADLINES = [
+    ("answers", ANSWERS, "Answers by dataset (token F1)",
+     ["longqa", "bm25-chunks", "full-context"], (False, True)),
+    ("context-2000", "eval/dev-report300-corpus-recall.json",
+     "Context at 2,000 tokens: longqa, its ablations and the baselines",
+     ["longqa", "longqa-no-loop", "longqa-no-whole-doc", "hybrid-chunks", "bm25-chunks", "full-context"], (True, False)),
+    ("context-500", "eval/dev-report150-corpus-recall-500.json",
+     "Context at 500 tokens", ["longqa", "hybrid-chunks", "bm25-chunks"], (True, False)),
+]
+
+# What each committed report measures (eval/README.md's index); a report missing here is listed
+# with its file name only, and the check fails so that it gets a line.
+MEASURES = {
+    "dev-report150-corpus-generate.json": "answers (token F1, EM) against BM25 chunks and the whole documents",
+    "dev-report300-corpus-recall.json": "the context at 2,000 tokens: every system and ablation in one run",
+    "dev-report150-corpus-recall-500.json": "the context at 500 tokens (cut to sentences) against chunk baselines",
+    "dev-report150-corpus-recall-2000-chunks.json": "the chunk baselines at 2,000 tokens on the generation run's questions",
+    "dev-report150-corpus-recall-tree-flat.json": "document trees against the same stores' flat paragraphs",
+    "dev-report100-leval-recall-tree-flat.json": "trees against flat paragraphs on L-Eval alone",
+    "dev-report100-leval-recall-graph.json": "the information-point graph search against the tree search, L-Eval",
+    "dev-report30-leval-lciteeval-structure-graph.json": "structure found without headings, and the graph search",
+    "dev-report60-corpus-recall-router.json": "the router forced on every step, against the default search",
+    "dev-report60-corpus-recall-500.json": "the context at 500 tokens, an earlier search",
+    "dev-report60-corpus-generate.json": "answers with generation, an earlier answer stage",
+    "dev-report84-corpus-recall.json": "whole-document scoring and the search loop as ablations, an earlier search",
+    "dev-report84-corpus-recall-500.json": "the same at 500 tokens",
+    "dev150-corpus-recall.json": "the first pipeline's context against BM25, dense chunks and whole documents",
+}
+
+
+def _load(path: str) -> dict:
+    return json.loads((REPO / path).read_text(encoding="utf-8"))
+
+
+def headline_block(name: str) -> str:
+    for block, path, title, systems, (overall, datasets) in HEADLINES:
+        if block == name:
+            return markdown(_load(path), title=title, systems=systems, source=path, overall=overall,
+                            datasets=datasets)
+    raise KeyError(name)
+
+
+def first_screen_block() -> str:
+    """The one table the README opens with: answers against chunk RAG and the whole documents."""
+    _, path, _, systems, _ = HEADLINES[0]
+    return markdown(_load(path), systems=systems, source=path, datasets=False)
+
+
+def _index_line(path: Path) -> str:
+    report = json.loads(path.read_text(encoding="utf-8"))
+    system = "longqa" if "longqa" in report["overall"] else next(iter(report["overall"]))
+    longqa = report["overall"][system]
+    figures = [f"{label} {measure(longqa, key):.3f}" for label, key in
+               (("answer recall", "answer_recall"), ("evidence recall", "evidence_recall"), ("F1", "f1"))
+               if measure(longqa, key) is not None]
+    commit = (report.get("git") or {}).get("commit") or report.get("commit") or "not recorded"
+    commit = commit[:7] if re.fullmatch(r"[0-9a-f]{40}", commit) else commit
+    return (f"- [{path.name}]({path.name}): {MEASURES.get(path.name, path.stem)}; {report['questions']} "
+            f"questions; {system}: {', '.join(figures)}; commit {commit}, {(report.get('date') or '')[:10]}. "
+            f"`{report.get('command', 'command not recorded')}`")
+
+
+def index_block() -> str:
+    order = list(MEASURES)
+    reports = sorted((REPO / "eval").glob("*.json"),
+                     key=lambda p: (order.index(p.name) if p.name in order else len(order), p.name))
+    return "\n".join(_index_line(p) for p in reports) + "\n"
+
+
+def blocks_for(readme: str) -> dict[str, str]:
+    if readme == "README.md":
+        return {"first-screen": first_screen_block(), **{name: headline_block(name) for name, *_ in HEADLINES}}
+    return {"index": index_block()}
+
+
+def paste(text: str, blocks: dict[str, str]) -> str:
+    """The text with each named block's body replaced; a marker pair that is missing is an error."""
+    for name, body in blocks.items():
+        pattern = re.compile(rf"(<!-- generated: {re.escape(name)} -->\n).*?(<!-- end: {re.escape(name)} -->)", re.S)
+        if not pattern.search(text):
+            raise ValueError(f"no '<!-- generated: {name} -->' ... '<!-- end: {name} -->' markers")
+        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+    return text
+
+
+def stale(readme: str) -> list[str]:
+    """The generated blocks of one README that differ from what the reports give."""
+    text = (REPO / readme).read_text(encoding="utf-8")
+    return [name for name, body in blocks_for(readme).items() if paste(text, {name: body}) != text]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a block is stale")
+    args = parser.parse_args()
+    status = 0
+    for readme in ("README.md", "eval/README.md"):
+        try:
+            changed = stale(readme)
+        except ValueError as error:
+            print(f"{readme}: {error}", file=sys.stderr)
+            return 1
+        missing = [p.name for p in (REPO / "eval").glob("*.json") if p.name not in MEASURES]
+        if readme == "eval/README.md" and missing:
+            print(f"{readme}: no line in MEASURES for {', '.join(sorted(missing))}", file=sys.stderr)
+            status = 1
+        if changed and args.check:
+            print(f"{readme}: generated blocks differ from the reports: {', '.join(changed)} "
+                  "(run python bench/readme_tables.py)", file=sys.stderr)
+            status = 1
+        elif changed:
+            path = REPO / readme
+            path.write_text(paste(path.read_text(encoding="utf-8"), blocks_for(readme)), encoding="utf-8")
+            print(f"{readme}: rewrote {', '.join(changed)}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
