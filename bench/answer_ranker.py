@@ -43,6 +43,7 @@ RIGHT = 0.5  # token F1 from which a candidate counts as right
 SHORTLIST = 8  # as answer.max_candidates
 FOLDS = 5
 LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0)
+SURE_SHARE = 0.4  # the share of answers given without an "unsure" note (the rest show alternatives)
 
 
 # -- collect ------------------------------------------------------------------------------------
@@ -124,17 +125,25 @@ def collect(args) -> None:
 
 
 # -- data ---------------------------------------------------------------------------------------
+ALL = list(FEATURES)
+COLUMN = {name: i for i, name in enumerate(ALL)}
+
+
 def load_questions(path: Path) -> list[dict]:
-    """The collected questions, each candidate labelled with its best token F1."""
+    """The collected questions, each candidate labelled with its best token F1 and its features as
+    one vector (in FEATURES order)."""
     rows = [json.loads(line) for line in open(path, encoding="utf-8")]
     for row in rows:
         for c in row["candidates"]:
             c["f1"] = 0.0 if c["kind"] == "none" else token_f1(c["text"], row["golds"])
+            c["x"] = np.array([c["features"].get(n, 0.0) for n in ALL], dtype=np.float64)
     return rows
 
 
 def matrix(cands: list[dict], names: list[str]) -> np.ndarray:
-    return np.array([[c["features"].get(n, 0.0) for n in names] for c in cands], dtype=np.float64)
+    if not cands:
+        return np.zeros((0, len(names)))
+    return np.stack([c["x"] for c in cands])[:, [COLUMN[n] for n in names]]
 
 
 def with_model_features(shortlist: list[dict]) -> None:
@@ -146,6 +155,8 @@ def with_model_features(shortlist: list[dict]) -> None:
     total = sum(math.exp(r - peak) for r in raw)
     for c, r in zip(shortlist, raw):
         c["features"] = {**c["features"], "model_share": math.exp(r - peak) / total, "model_best": float(r == peak)}
+        c["x"] = c["x"].copy()
+        c["x"][COLUMN["model_share"]], c["x"][COLUMN["model_best"]] = c["features"]["model_share"], c["features"]["model_best"]
 
 
 # -- the model ----------------------------------------------------------------------------------
@@ -216,11 +227,17 @@ def prior_names(names: list[str]) -> list[str]:
     return [n for n in names if n not in MODEL_FEATURES]
 
 
+_PRIOR_CACHE: dict = {}
+
+
 def evaluate(rows, prior, final, lam_prior, lam_final) -> dict:
     """Cross-validated figures of the two stages with these feature lists."""
     pool = [r["candidates"] for r in rows]
-    ps = stage_scores(rows, pool, prior, lam_prior)
-    short = shortlists(rows, ps)
+    key = (id(rows), tuple(prior), lam_prior)
+    if key not in _PRIOR_CACHE:
+        ps = stage_scores(rows, pool, prior, lam_prior)
+        _PRIOR_CACHE[key] = (ps, shortlists(rows, ps))
+    ps, short = _PRIOR_CACHE[key]
     fs = stage_scores(rows, short, final, lam_final)
     best = [max((c["f1"] for c in r["candidates"]), default=0.0) for r in rows]
     reach = [max((c["f1"] for c in s), default=0.0) for s in short]
@@ -230,25 +247,25 @@ def evaluate(rows, prior, final, lam_prior, lam_final) -> dict:
 
 
 def eliminate(rows, names, fixed, lam_prior, lam_final, stage: str) -> list[str]:
-    """Backward elimination: drop the feature whose removal helps most (or costs nothing) while one
-    does not lower the cross-validated top-answer F1."""
-    current = list(names)
+    """Drop-one pass: every feature whose removal alone does not lower the cross-validated F1 of
+    the top answer is removed, together, unless removing them together lowers it."""
     key = "prior_top_f1" if stage == "prior" else "final_top_f1"
 
     def score(features):
         prior, final = (features, fixed) if stage == "prior" else (fixed, features)
         return evaluate(rows, prior, final, lam_prior, lam_final)[key]
 
-    base = score(current)
-    while len(current) > 1:
-        trials = [(score([f for f in current if f != name]), name) for name in current]
-        best, name = max(trials)
-        if best + 1e-9 < base:
-            break
-        print(f"  {stage}: drop {name:24} top F1 {base:.4f} -> {best:.4f}", flush=True)
-        current.remove(name)
-        base = best
-    return current
+    base = score(names)
+    useless = []
+    for name in names:
+        without = score([f for f in names if f != name])
+        print(f"  {stage}: without {name:24} top F1 {without:.4f} ({without - base:+.4f})", flush=True)
+        if without >= base - 1e-9:
+            useless.append(name)
+    kept = [f for f in names if f not in useless]
+    if kept and score(kept) >= base - 1e-9:
+        return kept
+    return names
 
 
 def fit_stage(lists, names, lam) -> dict:
@@ -302,6 +319,10 @@ def fit(args) -> None:
     a, b = platt(top_scores, top_f1s >= RIGHT)
     probabilities = 1 / (1 + np.exp(-(a * top_scores + b)))
     ece = reliability(probabilities, top_f1s)
+    # The confidence from which an answer is shown without doubt: the share of questions answered
+    # "sure" is fixed (SURE_SHARE), the threshold is where the out-of-fold confidences put it.
+    threshold = args.threshold if args.threshold is not None else float(np.quantile(probabilities, 1 - SURE_SHARE))
+    args.threshold = round(threshold, 4)
     sure = probabilities >= args.threshold
     print(f"answers with confidence >= {args.threshold}: {sure.mean():.3f} of questions, mean F1 "
           f"{top_f1s[sure].mean() if sure.any() else 0:.3f} (others {top_f1s[~sure].mean() if (~sure).any() else 0:.3f})")
@@ -378,7 +399,9 @@ def main() -> None:
     f = sub.add_parser("fit")
     f.add_argument("candidates", type=Path)
     f.add_argument("--out", type=Path, default=Path(choose.ranking.WEIGHTS_FILE))
-    f.add_argument("--threshold", type=float, default=0.5, help="confidence below which an answer is shown unsure")
+    f.add_argument("--threshold", type=float, default=None,
+                   help="confidence below which an answer is shown unsure (default: the out-of-fold confidence "
+                        "above which SURE_SHARE of the questions fall)")
     s = sub.add_parser("score")
     s.add_argument("candidates", type=Path)
     s.add_argument("--weights", type=Path)
