@@ -25,7 +25,7 @@ import sqlite_utils
 
 from longqa.config import Limits
 from longqa.embedding import LeafEmbedder, embed_pending
-from longqa.errors import InputError, LongqaError, StoreError
+from longqa.errors import DocumentChanged, InputError, LongqaError, StoreError
 from longqa.models.prompt_fit import PromptTooLong
 from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
@@ -96,9 +96,11 @@ class Ingestor:
                 result.pages, result.nodes = existing["pages"], existing["nodes"]
                 result.structure = existing["structure"]
                 result.embedded = self._embed(existing["id"])
-                result.graph = self._graph(existing["id"])
+                result.graph = self._graph(existing["id"], result)
                 return result
             parsed = parse_file(path, self.limits)
+            if file_digest(path) != (digest, size):  # rewritten while parsed: hash and text would disagree
+                raise InputError(path, "the file changed while it was read; ingest it again once it is written")
             self.on_pages(parsed.pages)
             structure_notes: list[str] = []  # warnings
             remarks: list[str] = []  # not warnings: a text too short to divide, under auto
@@ -122,7 +124,7 @@ class Ingestor:
                 result.collection = self.llm_structurer.report.collection
             result.nodes = sum(1 for _ in walk(root))
             result.embedded = self._embed(result.id)
-            result.graph = self._graph(result.id)
+            result.graph = self._graph(result.id, result)
         except InputError as exc:
             result.error = exc.reason
         except PromptTooLong as exc:  # one text of this document does not fit the model
@@ -151,11 +153,17 @@ class Ingestor:
         """The stored document's leaves that lack vectors, embedded now (see longqa/embedding.py)."""
         return embed_pending(self.db, self.embedder, doc_id) if self.embedder is not None else 0
 
-    def _graph(self, doc_id: int) -> str | None:
-        """The document's graph, built unless a current one (same content, same edges) is stored."""
+    def _graph(self, doc_id: int, result: IngestResult) -> str | None:
+        """The document's graph, built unless a current one (same content, same edges) is stored;
+        "skipped", with a warning, when another process removed or replaced the document meanwhile."""
         if self.graph is None:
             return None
-        return "built" if self.graph.build(doc_id) is not None else "kept"
+        try:
+            return "built" if self.graph.build(doc_id) is not None else "kept"
+        except DocumentChanged:
+            result.warnings.append("removed or stored again by another process while its graph was "
+                                   "built; no graph stored")
+            return "skipped"
 
 
 def _unexpected(exc: BaseException) -> str:

@@ -174,16 +174,39 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any exception (Ctrl-C included).
 
     SQLite rolls back by itself after some errors (a full disk); the original error is the one
-    worth reporting, so a rollback is only issued while a transaction is still open."""
+    worth reporting, so a rollback is only issued while a transaction is still open. SQLite's
+    operational errors (a read-only or full store, a lock held too long) become StoreError."""
     conn = db.conn
-    conn.execute("BEGIN IMMEDIATE")
     try:
-        yield conn
-    except BaseException:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    except sqlite3.OperationalError as exc:  # read-only, full, locked too long: one line, not a trace
+        raise StoreError(f"{shown(database_name(db) or 'the store')}: the store cannot be written ({exc})") from None
+
+
+@contextlib.contextmanager
+def snapshot(db: sqlite_utils.Database) -> Iterator[None]:
+    """Every read inside the block sees the store as it was when the block began: one read
+    transaction, so a document removed or replaced by another process meanwhile is still read
+    whole (as before the change), never half. Inside an open transaction it adds nothing."""
+    conn = db.conn
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        # A deferred BEGIN takes its snapshot at the first read, so read now.
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        yield
+    finally:
         if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+            conn.execute("COMMIT")
 
 
 def database_name(db: sqlite_utils.Database) -> str:
