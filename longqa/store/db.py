@@ -139,8 +139,9 @@ def _connect_copy(path: Path) -> sqlite3.Connection:
     if size > COPY_LIMIT:
         raise StoreError(
             f"{shown(path)}: changes of an interrupted run are still in {shown(wal.name)} and this folder "
-            "cannot be written to merge them; run `longqa inspect docs` once as a user who can write "
-            f"{shown(path.parent)}, or copy the store with its -wal file to a writable folder")
+            f"cannot be written to merge them; as a user who can write {shown(path.parent)}, run a command "
+            "that writes to the store once (e.g. `longqa ingest` of a stored file), or copy the store with "
+            "its -wal file to a writable folder")
     folder = Path(tempfile.mkdtemp(prefix="longqa-store-"))
     copy = folder / "store.db"
     try:
