@@ -95,6 +95,22 @@ def test_ask_on_a_graph_over_replaced_leaves_falls_back_to_the_tree(tmp_path, db
         assert any("no graph for document" in note for note in result.refined.notes)
 
 
+def test_a_graph_whose_leaves_are_all_still_there_stays_current_through_the_migration(tmp_path, db_path,
+                                                                                      monkeypatch):
+    from longqa.store import db as store_db
+    from longqa.store.migrations import MIGRATIONS
+
+    monkeypatch.setattr(store_db, "MIGRATIONS", MIGRATIONS[:3])  # the version before
+    db, embedder, path = open_db(db_path), FakeEmbedder(), handbook(tmp_path)
+    doc_id = Ingestor(db=db, embedder=embedder).ingest(path).id
+    _store_unkeyed(db.conn, _built_not_stored(graph_builder(db, embedder), doc_id, monkeypatch))
+    db.conn.close()
+    monkeypatch.setattr(store_db, "MIGRATIONS", MIGRATIONS)
+    db = open_db(db_path)
+    assert graph_is_current(db, doc_id)  # not rebuilt for nothing after the upgrade
+    assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
 def _built_not_stored(builder: GraphBuilder, doc_id: int, monkeypatch):
     import longqa.graph.build as build_module
 
