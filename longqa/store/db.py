@@ -276,7 +276,8 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
             raise
         conn.execute("COMMIT")
     except sqlite3.OperationalError as exc:  # read-only, full, locked too long: one line, not a trace
-        raise StoreError(f"{shown(database_name(db) or 'the store')}: the store cannot be written ({exc})") from None
+        where = f"; {shown(database_name(db))}" if database_name(db) else ""
+        raise StoreError(f"the store cannot be written ({exc}{where})") from None
 
 
 @contextlib.contextmanager
