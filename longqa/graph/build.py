@@ -28,10 +28,8 @@ from longqa.graph.edges import AttentionEdges, cosine_weights
 from longqa.graph.generated import generated_points
 from longqa.graph.points import Point, faithfulness, key_sentences
 from longqa.graph.settings import DEFAULT, GraphSettings
-from longqa.errors import DocumentChanged, NotFoundError
-from longqa.store.db import snapshot
-from longqa.store.graph import Graph, GraphNode, graph_of, leaf_key, save_graph
-from longqa.store.nodes import load_tree
+from longqa.errors import DocumentChanged
+from longqa.store.graph import Graph, GraphNode, graph_of, graph_source, save_graph
 from longqa.store.vectors import stored_vectors
 from longqa.structure.tree import walk
 
@@ -65,20 +63,15 @@ class GraphBuilder:
             return None
         started = time.perf_counter()
         s = self.settings
-        with snapshot(self.db):  # the tree and its leaf key as one version of the document
-            doc = self.db.execute("SELECT sha256 FROM documents WHERE id = ?", [doc_id]).fetchone()
-            try:
-                tree = load_tree(self.db, doc_id)
-            except NotFoundError:
-                doc = None
-            if doc is None:
-                raise DocumentChanged(f"document {doc_id} was removed")
-            key = leaf_key(self.db, doc_id)
+        source = graph_source(self.db, doc_id)
+        if source is None:
+            raise DocumentChanged(f"document {doc_id} was removed")
+        sha256, tree, key = source
         leaves = [n for n in walk(tree) if n.is_leaf and n.text.strip()]
         edges = self._edge_source()
         generator = self._generator() if s.points == "generated" else None
         model = generator.name if generator is not None else (edges.name if edges else "")
-        graph = Graph(doc_id=doc_id, sha256=doc[0], points=s.points, edges=self.edge_kind,
+        graph = Graph(doc_id=doc_id, sha256=sha256, points=s.points, edges=self.edge_kind,
                       model=model, embed_model=self.embedder.name, leaves=key)
         texts = [leaf.text for leaf in leaves]
         level_nodes = [GraphNode(0, i, leaf.id, "", tokens.count(leaf.text), None) for i, leaf in enumerate(leaves)]

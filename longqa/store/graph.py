@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import sqlite_utils
 
+from longqa.errors import NotFoundError
 from longqa.store.db import now, snapshot, transaction
-from longqa.store.nodes import LEAF_KEY, leaf_key
+from longqa.store.nodes import LEAF_KEY, leaf_key, load_tree
+from longqa.tree_types import Node
 
 
 _CURRENT = f"g.sha256 = d.sha256 AND g.leaves = ({LEAF_KEY.format(doc='g.doc_id')})"
@@ -61,6 +63,20 @@ def graph_of(db: sqlite_utils.Database, doc_id: int) -> dict | None:
         f"SELECT g.* FROM graph_docs g JOIN documents d ON d.id = g.doc_id WHERE g.doc_id = ? AND {_CURRENT}",
         [doc_id]))
     return rows[0] if rows else None
+
+
+def graph_source(db: sqlite_utils.Database, doc_id: int) -> tuple[str, Node, str] | None:
+    """What a graph is built from, as one version of the document: (content hash, tree, leaf
+    key), read in one snapshot; None when the document is gone."""
+    with snapshot(db):
+        row = db.execute("SELECT sha256 FROM documents WHERE id = ?", [doc_id]).fetchone()
+        if row is None:
+            return None
+        try:
+            tree = load_tree(db, doc_id)
+        except NotFoundError:
+            return None
+        return row[0], tree, leaf_key(db, doc_id)
 
 
 def graph_is_current(db: sqlite_utils.Database, doc_id: int) -> bool:
