@@ -4,32 +4,52 @@ what one question or one document may cost."""
 from __future__ import annotations
 
 import os
+import pwd
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def home() -> Path:
+    """The user's home: $HOME, or where it is empty or unset, the account's home directory (an
+    empty HOME would otherwise put models and stores under `/`)."""
+    if os.environ.get("HOME"):
+        return Path(os.environ["HOME"])
+    try:
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except KeyError:  # no account entry (a bare container): the working directory, not `/`
+        return Path.cwd()
+
+
+def expand(path: str | os.PathLike) -> Path:
+    """`~` at the start of `path` replaced by home() (os.path.expanduser gives `/` for HOME='')."""
+    text = os.fspath(path)
+    if text == "~" or text.startswith("~/"):
+        return home() / text[2:]
+    return Path(text).expanduser()
 
 
 def data_dir() -> Path:
     """`$LONGQA_HOME`, else `$XDG_DATA_HOME/longqa`, else `~/.local/share/longqa`."""
     if os.environ.get("LONGQA_HOME"):
-        return Path(os.environ["LONGQA_HOME"]).expanduser()
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(xdg).expanduser() / "longqa"
+        return expand(os.environ["LONGQA_HOME"])
+    xdg = os.environ.get("XDG_DATA_HOME") or str(home() / ".local" / "share")
+    return expand(xdg) / "longqa"
 
 
 def models_dir() -> Path:
     """Assembled and converted model files (the embedded defaults) live here:
     `$LONGQA_MODELS_DIR`, else `<data dir>/models`."""
     if os.environ.get("LONGQA_MODELS_DIR"):
-        return Path(os.environ["LONGQA_MODELS_DIR"]).expanduser()
+        return expand(os.environ["LONGQA_MODELS_DIR"])
     return data_dir() / "models"
 
 
 def db_path(explicit: str | os.PathLike | None = None) -> Path:
     """`-d/--db`, else `$LONGQA_DB`, else `<data dir>/longqa.db`."""
     if explicit:
-        return Path(explicit).expanduser()
+        return expand(explicit)
     if os.environ.get("LONGQA_DB"):
-        return Path(os.environ["LONGQA_DB"]).expanduser()
+        return expand(os.environ["LONGQA_DB"])
     return data_dir() / "longqa.db"
 
 

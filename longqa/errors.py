@@ -36,3 +36,8 @@ class AmbiguousError(LongqaError):
 
 class StoreError(LongqaError):
     """The store cannot be opened or written: not a longqa store, read-only, disk full."""
+
+
+class DocumentChanged(Exception):
+    """A stored document was removed or stored again by another process while this one worked on
+    it: the work is dropped for that document alone (not a LongqaError, which ends a batch)."""

@@ -25,7 +25,7 @@ import sqlite_utils
 
 from longqa.config import Limits
 from longqa.embedding import LeafEmbedder, embed_pending
-from longqa.errors import InputError, LongqaError, StoreError
+from longqa.errors import DocumentChanged, InputError, LongqaError, StoreError
 from longqa.models.prompt_fit import PromptTooLong
 from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
@@ -96,9 +96,11 @@ class Ingestor:
                 result.pages, result.nodes = existing["pages"], existing["nodes"]
                 result.structure = existing["structure"]
                 result.embedded = self._embed(existing["id"])
-                result.graph = self._graph(existing["id"])
+                result.graph = self._graph(existing["id"], result)
                 return result
             parsed = parse_file(path, self.limits)
+            if file_digest(path) != (digest, size):  # rewritten while parsed: hash and text would disagree
+                raise InputError(path, "the file changed while it was read; ingest it again once it is written")
             self.on_pages(parsed.pages)
             structure_notes: list[str] = []  # warnings
             remarks: list[str] = []  # not warnings: a text too short to divide, under auto
@@ -122,7 +124,7 @@ class Ingestor:
                 result.collection = self.llm_structurer.report.collection
             result.nodes = sum(1 for _ in walk(root))
             result.embedded = self._embed(result.id)
-            result.graph = self._graph(result.id)
+            result.graph = self._graph(result.id, result)
         except InputError as exc:
             result.error = exc.reason
         except PromptTooLong as exc:  # one text of this document does not fit the model
@@ -151,11 +153,17 @@ class Ingestor:
         """The stored document's leaves that lack vectors, embedded now (see longqa/embedding.py)."""
         return embed_pending(self.db, self.embedder, doc_id) if self.embedder is not None else 0
 
-    def _graph(self, doc_id: int) -> str | None:
-        """The document's graph, built unless a current one (same content, same edges) is stored."""
+    def _graph(self, doc_id: int, result: IngestResult) -> str | None:
+        """The document's graph, built unless a current one (same content, same edges) is stored;
+        "skipped", with a warning, when another process removed or replaced the document meanwhile."""
         if self.graph is None:
             return None
-        return "built" if self.graph.build(doc_id) is not None else "kept"
+        try:
+            return "built" if self.graph.build(doc_id) is not None else "kept"
+        except DocumentChanged:
+            result.warnings.append("removed or stored again by another process while its graph was "
+                                   "built; no graph stored")
+            return "skipped"
 
 
 def _unexpected(exc: BaseException) -> str:
@@ -178,11 +186,12 @@ def file_digest(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def expand_inputs(inputs: Iterable[str]) -> tuple[list[Path], list[IngestResult]]:
+def expand_inputs(inputs: Iterable[str], *, follow_links: bool = False) -> tuple[list[Path], list[IngestResult]]:
     """Files from paths, directories (recursive, supported types only) and glob patterns.
 
     Returns the files to ingest and a failed result for each input that names nothing usable:
-    missing, unreadable, a symlink loop, a directory with no documents, a device or pipe.
+    missing, unreadable, a symlink loop, a directory with no documents, a device or pipe. In a
+    directory, a link to a file outside it is reported, not followed, unless `follow_links`.
     """
     files: list[Path] = []
     failed: list[IngestResult] = []
@@ -206,7 +215,7 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Path], list[IngestResult]
             continue
         if stat.S_ISDIR(info.st_mode):
             before = len(failed)
-            found = _documents_in(path, fail)
+            found = _documents_in(path, fail, follow_links)
             files.extend(found)
             if not found and len(failed) == before:
                 suffixes = ", ".join(sorted(SUPPORTED_SUFFIXES))
@@ -225,11 +234,14 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Path], list[IngestResult]
     return unique, failed
 
 
-def _documents_in(folder: Path, fail: Callable[[str, str], None]) -> list[Path]:
-    """Supported files under `folder`, sorted; symlinked directories are not followed. A document
-    that cannot be reached (a symlink loop, a broken link) and a directory that cannot be read are
-    reported through `fail`; files of other types are passed over."""
+def _documents_in(folder: Path, fail: Callable[[str, str], None], follow_links: bool = False) -> list[Path]:
+    """Supported files under `folder`, sorted; symlinked directories are not followed. A link to a
+    file is judged by its target: its type and suffix, and (unless `follow_links`) whether it lies
+    inside `folder`; the target is what is ingested. A document that cannot be reached (a symlink
+    loop, a broken link, a link out of the folder), one that is not a regular file (a pipe) and a
+    directory that cannot be read are reported through `fail`; files of other types are passed over."""
     found: list[Path] = []
+    root = folder.resolve()
 
     def unreadable(exc: OSError) -> None:
         fail(exc.filename or str(folder), f"cannot read directory ({exc.strerror or exc})")
@@ -238,15 +250,30 @@ def _documents_in(folder: Path, fail: Callable[[str, str], None]) -> list[Path]:
         dirs.sort()
         for name in sorted(names):
             path = Path(top) / name
-            if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+            target = path
+            if path.is_symlink():
+                try:
+                    target = path.resolve(strict=True)
+                except (OSError, RuntimeError) as exc:
+                    if path.suffix.lower() in SUPPORTED_SUFFIXES:
+                        fail(str(path), why_unusable(path, exc if isinstance(exc, OSError) else
+                                                     OSError(errno.ELOOP, "loop")))
+                    continue
+            if target.suffix.lower() not in SUPPORTED_SUFFIXES:
+                continue
+            if target is not path and not follow_links and not target.is_relative_to(root):
+                fail(str(path), "symbolic link to a file outside the directory; not followed "
+                                "(name the file itself, or pass --follow-links)")
                 continue
             try:
-                info = path.stat()
+                info = target.stat()
             except OSError as exc:
                 fail(str(path), why_unusable(path, exc))
                 continue
             if stat.S_ISREG(info.st_mode):
-                found.append(path)
+                found.append(target)
+            else:
+                fail(str(path), "not a regular file (a device, pipe or socket)")
     return found
 
 

@@ -16,7 +16,8 @@ import sqlite_utils
 
 from longqa.embedding import LeafEmbedder, embedding_text
 from longqa.store.documents import list_documents
-from longqa.store.nodes import leaf_texts
+from longqa.store.db import snapshot
+from longqa.store.nodes import leaf_key, leaf_texts
 from longqa.store.vectors import document_vector_counts, forget_vectors, replace_document_vectors
 
 
@@ -52,13 +53,17 @@ def reindex(
 
 def reindex_document(db: sqlite_utils.Database, embedder: LeafEmbedder, doc: dict, *, force: bool = False) -> ReindexResult:
     started = time.perf_counter()
-    leaves = leaf_texts(db, doc["id"])
+    with snapshot(db):  # the leaves, their key and the counts of one version of the document
+        leaves = leaf_texts(db, doc["id"])
+        key = leaf_key(db, doc["id"])
+        counts = document_vector_counts(db, doc["id"], embedder.name)
     result = ReindexResult(id=doc["id"], path=doc["path"], status="current", leaves=len(leaves))
-    if not force and document_vector_counts(db, doc["id"], embedder.name) == (len(leaves), 0):
+    if not force and counts == (len(leaves), 0):
         return result
     texts = [embedding_text(leaf.path, leaf.text) for leaf in leaves]
     vectors = embedder.embed(texts) if leaves else np.zeros((0, 0))
-    replaced = replace_document_vectors(db, doc["id"], doc["sha256"], embedder.name,
+    # Removed or stored again by another process since the leaves were read: "changed", skipped.
+    replaced = replace_document_vectors(db, doc["id"], doc["sha256"], key, embedder.name,
                                         [leaf.node_id for leaf in leaves], vectors)
     result.status = "reindexed" if replaced else "changed"
     result.seconds = round(time.perf_counter() - started, 3)

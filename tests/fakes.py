@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 
 import numpy as np
 
@@ -110,6 +111,47 @@ class FakeGenerator:
             return NO_ANSWER
         sentence = re.split(r"(?<=[.!?])\s", match.group(1).strip())[0]
         return f"{sentence} [1]"
+
+
+class HookedEmbedder(FakeEmbedder):
+    """The fake embedder that runs `hook()` once, just before its `at`-th embed() call: a test lets
+    another process change the store at that moment of a batch (a removal, a re-ingest)."""
+
+    def __init__(self, hook, at: int = 1, **options):
+        super().__init__(**options)
+        self.hook, self.at = hook, at
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if self.calls + 1 == self.at:
+            self.hook()
+        return super().embed(texts)
+
+
+class PausingGenerator(FakeGenerator):
+    """The scripted generator that, at its first call, creates the file `ready` and waits (a
+    minute at most) until the file `go` exists: a test holds an ask there, after its retrieval
+    and before its context is built, while another process changes the store."""
+
+    def __init__(self, ready, go, **options):
+        super().__init__(**options)
+        self.ready, self.go, self.paused = ready, go, False
+
+    def _pause(self) -> None:
+        if self.paused:
+            return
+        self.paused = True
+        self.ready.touch()
+        deadline = time.monotonic() + 60
+        while not self.go.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
+        self._pause()
+        return super().label_probs(prompt, labels)
+
+    def stream(self, prompt, **options):
+        self._pause()
+        yield from super().stream(prompt, **options)
 
 
 # -- structuring (tests/test_llm_structure.py) -------------------------------------------------------------

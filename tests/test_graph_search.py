@@ -152,14 +152,15 @@ def test_a_weakly_related_parent_does_not_pull_its_child_ahead_of_the_most_simil
     """z = Eᵀr stays in r's units: a child inherits only as much as its visited parents are
     related. (Divided by its largest value, z gave the top point's child a full point.)"""
     from longqa.store.graph import Graph, GraphNode, load_graph, save_graph
-    from longqa.store.nodes import load_tree
+    from longqa.store.nodes import leaf_key, load_tree
     from longqa.structure.tree import walk
 
     full, leaves, embedder = stored_story(db)
     doc_id = full.doc_id
     by_text = {leaf.text: leaf.id for leaf in leaves.values()}
     guildhall, regatta, trophy = by_text[STORY[2]], by_text[STORY[7]], by_text[STORY[8]]
-    graph = Graph(doc_id=doc_id, sha256="calder", points="extractive", edges="cosine", model="", embed_model="e")
+    graph = Graph(doc_id=doc_id, sha256="calder", points="extractive", edges="cosine", model="", embed_model="e",
+                  leaves=leaf_key(db, doc_id))
     for i, leaf_id in enumerate([guildhall, regatta, trophy]):
         graph.nodes.append(GraphNode(0, i, leaf_id, "", 20, embedder.embed([leaves[leaf_id].text])[0]))
     top = "The town council meets in the old guildhall."  # barely related to the question

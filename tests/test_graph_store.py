@@ -8,7 +8,7 @@ from longqa.graph.build import _groups
 from longqa.graph.edges import cosine_weights, keep_strongest
 from longqa.graph.points import faithfulness, key_sentences
 from longqa.store import documents as docs
-from longqa.store.nodes import load_tree
+from longqa.store.nodes import leaf_key, load_tree
 from longqa.store.graph import Graph, GraphNode, graph_of, graph_summary, load_graph, save_graph
 from longqa.structure.tree import walk
 from tests.test_store import record, sample_tree
@@ -16,13 +16,14 @@ from tests.test_store import record, sample_tree
 
 def stored_graph(db, doc_id: int, sha: str) -> Graph:
     leaves = [n for n in walk(load_tree(db, doc_id)) if n.is_leaf]
-    graph = Graph(doc_id=doc_id, sha256=sha, points="extractive", edges="cosine", model="", embed_model="e")
+    graph = Graph(doc_id=doc_id, sha256=sha, points="extractive", edges="cosine", model="", embed_model="e",
+                  leaves=leaf_key(db, doc_id))
     for i, leaf in enumerate(leaves):
         graph.nodes.append(GraphNode(0, i, leaf.id, "", 5, np.full(3, i, np.float32)))
     graph.nodes.append(GraphNode(1, 0, leaves[0].id, "A point.", 3, np.ones(3, np.float32)))
     point = len(graph.nodes) - 1
     graph.edge_list = [(point, 0, 0.75), (point, 1, 0.25)]
-    save_graph(db, graph)
+    assert save_graph(db, graph)
     return graph
 
 

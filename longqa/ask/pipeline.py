@@ -35,6 +35,7 @@ from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
 from longqa.models.base import Embedder, Generator
 from longqa.retrieve.hybrid import HybridRetriever
+from longqa.store import snapshot
 from longqa.retrieve.settings import RETRIEVAL
 
 
@@ -95,7 +96,9 @@ class Pipeline:
     # -- context only ------------------------------------------------------------------------
     def retrieve_context(self, question: str, doc_ids: list[int] | None = None) -> Refined:
         """The refined, cited context for `question` (no answer is generated)."""
-        with applied(self.ask_settings):
+        # One read transaction from retrieval to the context: a document removed or replaced by
+        # another process meanwhile is read as it was, never half (store.snapshot).
+        with applied(self.ask_settings), snapshot(self.db):
             return self._retrieve_context(question, doc_ids)
 
     def _retrieve_context(self, question: str, doc_ids: list[int] | None) -> Refined:

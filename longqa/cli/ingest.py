@@ -69,6 +69,9 @@ def ingest(
     allow_damaged: bool = typer.Option(
         False, "--allow-damaged", help="Store what can be read of a PDF that MuPDF had to repair (default: it fails).",
     ),
+    follow_links: bool = typer.Option(
+        False, "--follow-links", help="In a directory, also ingest links to files outside it (default: reported, skipped).",
+    ),
 ) -> None:
     """Parse documents into trees and store them (unchanged files are skipped)."""
     if structure not in MODES:
@@ -79,7 +82,7 @@ def ingest(
         raise typer.BadParameter("choose from auto, extractive, generated", param_hint="--points")
     if paths == ["-"]:
         paths = read_paths(sys.stdin)
-    files, failed = expand_inputs(paths)
+    files, failed = expand_inputs(paths, follow_links=follow_links)
     store = db_from(db)
     # Loaded at the first document that needs vectors; refuses a store built with another embedder.
     embed_model, embed_url, llm_url = option_value(embed_model), option_value(embed_url), option_value(llm_url)

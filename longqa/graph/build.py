@@ -9,8 +9,9 @@ Every node gets a vector from the store's embedder (the search scores similarity
 question with it); the leaves reuse their stored ones.
 
 The graph is written in one transaction per document; a document whose graph was built from
-its current content (same sha256) with the same kinds of points and edges is skipped, so an
-interrupted `ingest --graph` resumes with the documents still missing one.
+its current content and leaves with the same kinds of points and edges is skipped, so an
+interrupted `ingest --graph` resumes with the documents still missing one. A document removed or
+stored again by another process meanwhile gets no graph (DocumentChanged).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from longqa.graph.edges import AttentionEdges, cosine_weights
 from longqa.graph.generated import generated_points
 from longqa.graph.points import Point, faithfulness, key_sentences
 from longqa.graph.settings import DEFAULT, GraphSettings
-from longqa.store.graph import Graph, GraphNode, graph_of, save_graph
-from longqa.store.nodes import load_tree
+from longqa.errors import DocumentChanged
+from longqa.store.graph import Graph, GraphNode, graph_of, graph_source, save_graph
 from longqa.store.vectors import stored_vectors
 from longqa.structure.tree import walk
 
@@ -55,18 +56,23 @@ class GraphBuilder:
         return header is not None and header["edges"] == self.edge_kind and header["points"] == self.settings.points
 
     def build(self, doc_id: int, *, force: bool = False) -> Graph | None:
-        """The document's graph, built and stored; None when a current one was already there."""
+        """The document's graph, built and stored; None when a current one was already there.
+        Raises DocumentChanged when another process removes or stores the document again before
+        the graph is stored (nothing is stored then)."""
         if not force and self.current(doc_id):
             return None
         started = time.perf_counter()
         s = self.settings
-        doc = self.db["documents"].get(doc_id)
-        leaves = [n for n in walk(load_tree(self.db, doc_id)) if n.is_leaf and n.text.strip()]
+        source = graph_source(self.db, doc_id)
+        if source is None:
+            raise DocumentChanged(f"document {doc_id} was removed")
+        sha256, tree, key = source
+        leaves = [n for n in walk(tree) if n.is_leaf and n.text.strip()]
         edges = self._edge_source()
         generator = self._generator() if s.points == "generated" else None
         model = generator.name if generator is not None else (edges.name if edges else "")
-        graph = Graph(doc_id=doc_id, sha256=doc["sha256"], points=s.points, edges=self.edge_kind,
-                      model=model, embed_model=self.embedder.name)
+        graph = Graph(doc_id=doc_id, sha256=sha256, points=s.points, edges=self.edge_kind,
+                      model=model, embed_model=self.embedder.name, leaves=key)
         texts = [leaf.text for leaf in leaves]
         level_nodes = [GraphNode(0, i, leaf.id, "", tokens.count(leaf.text), None) for i, leaf in enumerate(leaves)]
         vectors = self._leaf_vectors(leaves)
@@ -117,7 +123,8 @@ class GraphBuilder:
             graph.edge_list.extend((base + p, offset + c, w) for p, c, w in new_edges)
             offset, level_nodes, texts = base, new_nodes, new_texts
         graph.seconds = time.perf_counter() - started
-        save_graph(self.db, graph)
+        if not save_graph(self.db, graph):
+            raise DocumentChanged(f"document {doc_id} was removed or stored again")
         self.on_progress(expected, expected)
         return graph
 

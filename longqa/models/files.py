@@ -109,7 +109,7 @@ class GgufInfo:
 
 def read_gguf_info(path: str | os.PathLike) -> GgufInfo:
     """Header metadata of a GGUF file; ModelError (one line) when it is missing or not GGUF."""
-    path = Path(path).expanduser()
+    path = config.expand(path)
     if not path.is_file():
         raise ModelError(f"{path}: model file not found")
     try:

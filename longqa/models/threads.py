@@ -11,6 +11,7 @@ a freshly idle machine at one thread and miss work that just started). $LONGQA_T
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from longqa.errors import ModelError
@@ -50,11 +51,22 @@ def choose_threads(cores: int, busy: float | None) -> int:
     return max(1, min(cores, cores - int(busy + 0.5)))
 
 
+_warned: set[str] = set()
+
+
 def cpu_threads() -> int:
-    """$LONGQA_THREADS when set, else the cores free right now (choose_threads)."""
+    """$LONGQA_THREADS when set (at most the usable cores: more threads only wait for each other,
+    and each costs memory), else the cores free right now (choose_threads)."""
     value = os.environ.get("LONGQA_THREADS", "").strip()
+    cores = usable_cores()
     if value:
         if not value.isdigit() or int(value) < 1:
             raise ModelError(f"LONGQA_THREADS={value!r}: expected a positive whole number")
+        if int(value) > cores:
+            if value not in _warned:  # once per process, though every model asks
+                _warned.add(value)
+                print(f"longqa: warning: LONGQA_THREADS={int(value)} is more than the {cores} cores this "
+                      f"process may use; using {cores}", file=sys.stderr)
+            return cores
         return int(value)
-    return choose_threads(usable_cores(), busy_elsewhere())
+    return choose_threads(cores, busy_elsewhere())

@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import shutil
 import sqlite3
 import stat
+import tempfile
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
@@ -54,6 +56,7 @@ def open_db(path: Path | str, *, readonly: bool = False, create: bool = True) ->
     try:
         conn = sqlite3.connect(os.fsencode(path), isolation_level=None, timeout=30)
         _check_is_store(conn, path, allow_new=True)
+        _refuse_newer(conn, path)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -82,9 +85,11 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         raise StoreError(f"{shown(path)}: is a directory, not a store file")
     if not os.access(path, os.R_OK):
         raise StoreError(f"{shown(path)}: cannot read the store (permission denied)")
-    uri = "file:" + quote(os.fsencode(path.absolute())) + "?mode=ro"
+    uri = _uri(path) + "?mode=ro"
     last: Exception | None = None
     for suffix in ("", "&immutable=1"):
+        if suffix and _unmerged_log(path):
+            return _connect_copy(path)
         conn = sqlite3.connect(uri + suffix, uri=True, isolation_level=None, timeout=30)
         try:
             _check_is_store(conn, path, allow_new=False)
@@ -102,6 +107,60 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA foreign_keys=ON")
         return conn
     raise StoreError(f"{shown(path)}: cannot open the store read-only ({last})")
+
+
+def _uri(path: Path) -> str:
+    return "file:" + quote(os.fsencode(path.absolute()))
+
+
+# A log left by a crash is merged from a private copy up to this size; above it the user is told
+# how to merge it instead of waiting minutes for a copy.
+COPY_LIMIT = 1 << 30
+
+
+def _unmerged_log(path: Path) -> bool:
+    """True when a write-ahead log with changes lies beside the store. Read "immutable", SQLite
+    would ignore it and show the store as it was before them (after a crash, often empty)."""
+    try:
+        return path.with_name(path.name + "-wal").stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _connect_copy(path: Path) -> sqlite3.Connection:
+    """Read a store whose log cannot be merged in place (its folder is read-only to this user):
+    merge store and log in a private copy, then read that copy (removed at once; the open
+    connection keeps it alive until it closes)."""
+    wal = path.with_name(path.name + "-wal")
+    try:
+        size = path.stat().st_size + wal.stat().st_size
+    except OSError as exc:
+        raise StoreError(f"{shown(path)}: cannot read the store ({exc.strerror or exc})") from None
+    if size > COPY_LIMIT:
+        raise StoreError(
+            f"{shown(path)}: changes of an interrupted run are still in {shown(wal.name)} and this folder "
+            f"cannot be written to merge them; as a user who can write {shown(path.parent)}, run a command "
+            "that writes to the store once (e.g. `longqa ingest` of a stored file), or copy the store with "
+            "its -wal file to a writable folder")
+    folder = Path(tempfile.mkdtemp(prefix="longqa-store-"))
+    copy = folder / "store.db"
+    try:
+        shutil.copyfile(path, copy)
+        shutil.copyfile(wal, folder / "store.db-wal")
+        merger = sqlite3.connect(os.fsencode(copy), isolation_level=None)
+        try:
+            merger.execute("PRAGMA journal_mode=DELETE")  # replays the log into the copy, removes it
+        finally:
+            merger.close()
+        conn = sqlite3.connect(_uri(copy) + "?mode=ro&immutable=1", uri=True, isolation_level=None)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the file before it goes
+        _check_is_store(conn, path, allow_new=False)
+    except (OSError, sqlite3.DatabaseError) as exc:
+        raise StoreError(f"{shown(path)}: cannot read the store and its log ({exc})") from None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    conn.execute("PRAGMA query_only=ON")
+    return conn
 
 
 def _check_is_store(conn: sqlite3.Connection, path: Path, allow_new: bool) -> None:
@@ -131,6 +190,31 @@ def _check_is_store(conn: sqlite3.Connection, path: Path, allow_new: bool) -> No
                 f"{shown(path)}: the store needs upgrading ({', '.join(pending)}); "
                 "run a command that writes to it first, e.g. `longqa ingest PATH`"
             )
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The store's schema version (the number of migrations applied to it): its user_version, or
+    for a store from before that was recorded, the number of migrations it has seen."""
+    recorded = conn.execute("PRAGMA user_version").fetchone()[0]
+    try:
+        seen = conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
+    except sqlite3.OperationalError:  # a new, empty file
+        seen = 0
+    return max(recorded, seen)
+
+
+def _refuse_newer(conn: sqlite3.Connection, path: Path) -> None:
+    """A newer longqa may have changed tables in ways this one would break by writing."""
+    version = schema_version(conn)
+    known = {name for name, _ in MIGRATIONS}
+    try:
+        unknown = [row[0] for row in conn.execute("SELECT name FROM _migrations ORDER BY name") if row[0] not in known]
+    except sqlite3.OperationalError:
+        unknown = []
+    if version > len(MIGRATIONS) or unknown:
+        raise StoreError(
+            f"{shown(path)}: written by a newer longqa (store schema version {version}, this longqa knows "
+            f"up to {len(MIGRATIONS)}); left untouched: upgrade longqa to change it")
 
 
 def exposed_files(path: Path | str) -> list[tuple[Path, int]]:
@@ -166,6 +250,11 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
                 continue
             raise
         applied.append(name)
+    # The schema version, for a later longqa to see; _migrations stays the record that counts,
+    # so a store this user may not write is still opened.
+    if conn.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+        with contextlib.suppress(sqlite3.OperationalError):
+            conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
     return applied
 
 
@@ -174,16 +263,40 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any exception (Ctrl-C included).
 
     SQLite rolls back by itself after some errors (a full disk); the original error is the one
-    worth reporting, so a rollback is only issued while a transaction is still open."""
+    worth reporting, so a rollback is only issued while a transaction is still open. SQLite's
+    operational errors (a read-only or full store, a lock held too long) become StoreError."""
     conn = db.conn
-    conn.execute("BEGIN IMMEDIATE")
     try:
-        yield conn
-    except BaseException:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    except sqlite3.OperationalError as exc:  # read-only, full, locked too long: one line, not a trace
+        where = f"; {shown(database_name(db))}" if database_name(db) else ""
+        raise StoreError(f"the store cannot be written ({exc}{where})") from None
+
+
+@contextlib.contextmanager
+def snapshot(db: sqlite_utils.Database) -> Iterator[None]:
+    """Every read inside the block sees the store as it was when the block began: one read
+    transaction, so a document removed or replaced by another process meanwhile is still read
+    whole (as before the change), never half. Inside an open transaction it adds nothing."""
+    conn = db.conn
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        # A deferred BEGIN takes its snapshot at the first read, so read now.
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        yield
+    finally:
         if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+            conn.execute("COMMIT")
 
 
 def database_name(db: sqlite_utils.Database) -> str:

@@ -183,6 +183,8 @@ def _insert_nodes(conn, doc_id: int, root: Node) -> None:
 
 
 def _delete_nodes(conn, doc_id: int) -> None:
+    # The graph is built over these leaves; it goes with them (edges and points cascade).
+    conn.execute("DELETE FROM graph_docs WHERE doc_id = ?", (doc_id,))
     conn.execute("DELETE FROM embeddings WHERE node_id IN (SELECT id FROM nodes WHERE doc_id = ?)", (doc_id,))
     # Children reference their parents; check foreign keys at commit so row order does not matter.
     conn.execute("PRAGMA defer_foreign_keys = ON")

@@ -123,6 +123,22 @@ M003_GRAPH = """
         CREATE INDEX graph_edges_child ON graph_edges(child);
 """
 
+# A graph is current only for the leaves it was built from: re-ingesting a file with the same
+# content (`--force`) gives its leaves new ids, and a graph over the old ones points at nothing.
+# `leaves` holds the document's leaf key when the graph was stored (store/graph.py LEAF_KEY: leaf
+# count and lowest and highest leaf id; node ids are never reused). Graphs whose first-level
+# nodes are all still leaves of their document get the key now; the others stay stale.
+M004_GRAPH_LEAVES = """
+        ALTER TABLE graph_docs ADD COLUMN leaves TEXT NOT NULL DEFAULT '';
+        UPDATE graph_docs SET leaves = (
+            SELECT count(*) || ':' || coalesce(min(id), 0) || ':' || coalesce(max(id), 0)
+            FROM nodes WHERE nodes.doc_id = graph_docs.doc_id AND nodes.kind = 'paragraph'
+        ) WHERE NOT EXISTS (
+            SELECT 1 FROM graph_nodes g WHERE g.doc_id = graph_docs.doc_id AND g.level = 0
+            AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = g.leaf_id AND n.doc_id = g.doc_id)
+        );
+"""
+
 # (name, SQL script). Each runs in one transaction together with its record in _migrations.
 MIGRATIONS = [("m001_initial", M001_INITIAL), ("m002_vector_state", M002_VECTOR_STATE),
-              ("m003_graph", M003_GRAPH)]
+              ("m003_graph", M003_GRAPH), ("m004_graph_leaves", M004_GRAPH_LEAVES)]

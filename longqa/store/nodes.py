@@ -15,6 +15,11 @@ FIELDS = (  # the nodes table's columns, in order; Node has a field of each name
 )
 SELECT_NODES = f"SELECT {', '.join(FIELDS)} FROM nodes"
 CHUNK = 500  # ids bound per statement (SQLite limits the number of bound parameters)
+# The document's leaves as one value: their count and lowest and highest id. Node ids are never
+# reused (AUTOINCREMENT) and a document's nodes are written together, so the key changes whenever
+# the document is stored again, even with the same content. `{doc}` is SQL giving the document id.
+LEAF_KEY = ("SELECT count(*) || ':' || coalesce(min(id), 0) || ':' || coalesce(max(id), 0) "
+            "FROM nodes WHERE nodes.doc_id = {doc} AND nodes.kind = 'paragraph'")
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,11 @@ def leaf_texts(db: sqlite_utils.Database, doc_id: int) -> list[LeafText]:
     return [LeafText(*row) for row in db.execute(
         "SELECT id, path, text FROM nodes WHERE doc_id = ? AND kind = 'paragraph' ORDER BY id", [doc_id]
     ).fetchall()]
+
+
+def leaf_key(db_or_conn, doc_id: int) -> str:
+    """The document's leaf key now (see LEAF_KEY); "0:0:0" for a document that is gone."""
+    return db_or_conn.execute(LEAF_KEY.format(doc="?"), [doc_id]).fetchone()[0]
 
 
 def id_range(db: sqlite_utils.Database, doc_id: int) -> tuple[int, int] | None:

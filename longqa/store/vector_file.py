@@ -8,9 +8,16 @@ while both still match. Otherwise it is rebuilt from the store. It is written to
 and renamed, so a crash leaves either the old file or the new one, never a torn one; a stale file
 is simply ignored. Deleting the folder loses nothing.
 
+The folder is private (0700) and used only while it is a real folder of this user that no one
+else may write: in a shared directory another user could otherwise plant a file, a link or a
+pipe under the predictable name. The file is opened without following links and used only when
+it is a regular file of this user.
+
 Layout of `<store>.vectors/<model slug>.lqv`: an 8-byte magic, an 8-byte header length, a JSON
-header (store id, version, model, rows, dim), zero padding to a 64-byte boundary, then the node
-ids (int64), the document ids (int64) and the matrix (float32, rows L2-normalised), row-major.
+header (store id, version, model, rows, dim, sha256 of the id arrays), zero padding to a 64-byte
+boundary, then the node ids (int64), the document ids (int64) and the matrix (float32, rows
+L2-normalised), row-major. Rows moved within the file change the id checksum, so the file is
+rebuilt rather than a vector given to the wrong leaf.
 """
 
 from __future__ import annotations
@@ -20,12 +27,15 @@ import hashlib
 import json
 import os
 import re
+import stat
 import struct
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from longqa.config import make_private_dir
 
 MAGIC = b"LQVEC001"
 ALIGN = 64
@@ -50,11 +60,47 @@ def _offsets(header_len: int, rows: int, dim: int) -> tuple[int, int, int, int]:
     return start, docs, matrix, matrix + rows * dim * 4
 
 
-def read(path: Path, *, store_uuid: str, version: int, model: str):
-    """(node_ids, doc_ids, matrix) mapped read-only, or None when the file is absent, damaged or
-    no longer mirrors the store (another id, version or model)."""
+def private_folder(folder: Path) -> bool:
+    """True when `folder` is a real directory (not a link) of this user that no one else may
+    write; only then are its files trusted and written."""
     try:
-        with path.open("rb") as handle:
+        info = folder.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+
+
+def _open_own_file(path: Path) -> int | None:
+    """A descriptor of `path` when it is a regular file of this user, reached without following a
+    link; None otherwise. O_NONBLOCK: opening a planted pipe must not wait for a writer."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+        os.close(fd)
+        return None
+    return fd
+
+
+def _ids_digest(node_ids: np.ndarray, doc_ids: np.ndarray) -> str:
+    digest = hashlib.sha256(np.ascontiguousarray(node_ids, np.int64).tobytes())
+    digest.update(np.ascontiguousarray(doc_ids, np.int64).tobytes())
+    return digest.hexdigest()
+
+
+def read(path: Path, *, store_uuid: str, version: int, model: str):
+    """(node_ids, doc_ids, matrix) mapped read-only, or None when the file is absent, damaged,
+    not this user's own regular file in a private folder, or no longer mirrors the store (another
+    id, version or model, or ids that do not match their checksum)."""
+    if not private_folder(path.parent):
+        return None
+    fd = _open_own_file(path)
+    if fd is None:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
             head = handle.read(16)
             if len(head) != 16 or head[:8] != MAGIC:
                 return None
@@ -62,19 +108,21 @@ def read(path: Path, *, store_uuid: str, version: int, model: str):
             if header_len > 1 << 16:
                 return None
             header = json.loads(handle.read(header_len))
-        if (header.get("store_uuid"), header.get("version"), header.get("model")) != (store_uuid, version, model):
-            return None
-        rows, dim = int(header["rows"]), int(header["dim"])
-        start, docs, matrix, end = _offsets(header_len, rows, dim)
-        if path.stat().st_size != end:
-            return None
-        if rows == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, dim), np.float32)
-        raw = np.memmap(path, dtype=np.uint8, mode="r")
+            if (header.get("store_uuid"), header.get("version"), header.get("model")) != (store_uuid, version, model):
+                return None
+            rows, dim = int(header["rows"]), int(header["dim"])
+            start, docs, matrix, end = _offsets(header_len, rows, dim)
+            if os.fstat(handle.fileno()).st_size != end:
+                return None
+            if rows == 0:
+                return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, dim), np.float32)
+            raw = np.memmap(handle, dtype=np.uint8, mode="r", shape=(end,))  # maps this descriptor
     except (OSError, ValueError, KeyError, TypeError):
         return None
     node_ids = raw[start:docs].view(np.int64)
     doc_ids = raw[docs:matrix].view(np.int64)
+    if header.get("ids_sha256") != _ids_digest(node_ids, doc_ids):
+        return None
     vectors = raw[matrix:end].view(np.float32).reshape(rows, dim)
     return node_ids, doc_ids, vectors
 
@@ -84,12 +132,15 @@ def write(path: Path, *, store_uuid: str, version: int, model: str,
     """Write the file atomically; False (and nothing left behind) when it cannot be written, e.g.
     a read-only folder: the caller then keeps its in-memory copy, which is just slower."""
     rows, dim = matrix.shape
-    header = json.dumps({"store_uuid": store_uuid, "version": version, "model": model,
-                         "rows": rows, "dim": dim}).encode()
+    header = json.dumps({"store_uuid": store_uuid, "version": version, "model": model, "rows": rows, "dim": dim,
+                         "ids_sha256": _ids_digest(node_ids, doc_ids)}).encode()
     start, _, _, _ = _offsets(len(header), rows, dim)
     tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)
+        _tighten(path.parent)
+        if not private_folder(path.parent):
+            return False
         _remove_leftovers(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
@@ -107,6 +158,15 @@ def write(path: Path, *, store_uuid: str, version: int, model: str,
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         return False
+
+
+def _tighten(folder: Path) -> None:
+    """A folder of this user made by an earlier version (0755, or 0775 under a group umask) is
+    made private; anyone else's is left alone, and then not used."""
+    with contextlib.suppress(OSError):
+        info = folder.lstat()
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and info.st_mode & 0o077:
+            os.chmod(folder, 0o700)
 
 
 def _remove_leftovers(folder: Path) -> None:

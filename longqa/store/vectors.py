@@ -19,7 +19,7 @@ import sqlite_utils
 from longqa.errors import LongqaError
 from longqa.store import vector_file
 from longqa.store.db import database_file, database_name, transaction
-from longqa.store.nodes import LeafText, leaf_count
+from longqa.store.nodes import LeafText, leaf_count, leaf_key
 
 
 @dataclass(frozen=True)
@@ -251,13 +251,14 @@ def store_vectors(db: sqlite_utils.Database, model: str, node_ids: list[int], ve
         return max(cursor.rowcount, 0)  # rows inserted (the trigger's updates not counted)
 
 
-def replace_document_vectors(db: sqlite_utils.Database, doc_id: int, sha256: str, model: str,
+def replace_document_vectors(db: sqlite_utils.Database, doc_id: int, sha256: str, leaves: str, model: str,
                              node_ids: list[int], vectors: np.ndarray) -> bool:
     """Swap all of a document's vectors for these, in one transaction; False (nothing written)
-    when the document is gone or its content is no longer `sha256` (re-ingested meanwhile)."""
+    when the document is gone, its content is no longer `sha256` or its leaves are no longer the
+    ones keyed `leaves` (store/nodes.py leaf_key): it was re-ingested meanwhile, `--force` too."""
     with transaction(db) as conn:
         row = conn.execute("SELECT sha256 FROM documents WHERE id = ?", (doc_id,)).fetchone()
-        if row is None or row[0] != sha256:
+        if row is None or row[0] != sha256 or leaf_key(conn, doc_id) != leaves:
             return False
         conn.execute("DELETE FROM embeddings WHERE node_id IN (SELECT id FROM nodes WHERE doc_id = ?)", (doc_id,))
         conn.executemany("INSERT INTO embeddings (node_id, model, dim, vector) VALUES (?,?,?,?)",
