@@ -39,6 +39,9 @@ def _decode(data: bytes, path: Path) -> str:
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return data.decode(encoding, errors="replace")
+    encoding = utf16_without_bom(data)
+    if encoding:
+        return data.decode(encoding, errors="replace")
     if looks_binary(data):
         raise InputError(path, "not a text document (binary data)")
     try:
@@ -50,6 +53,22 @@ def _decode(data: bytes, path: Path) -> str:
         return text
     except UnicodeDecodeError:
         return data.decode("utf-8", errors="replace")
+
+
+def utf16_without_bom(data: bytes) -> str | None:
+    """"utf-16-le" or "utf-16-be" for UTF-16 text written without a byte-order mark: mostly Latin
+    text, whose every other byte is NUL, on the same side throughout the first 8 KiB."""
+    head = data[:8192]
+    head = head[: len(head) - len(head) % 2]
+    if len(head) < 8:
+        return None
+    even, odd = head[0::2], head[1::2]
+    half = len(head) // 2
+    if odd.count(0) > 0.6 * half and even.count(0) == 0:
+        return "utf-16-le"
+    if even.count(0) > 0.6 * half and odd.count(0) == 0:
+        return "utf-16-be"
+    return None
 
 
 def looks_binary(data: bytes) -> bool:
