@@ -46,8 +46,10 @@ def test_web_page_and_markdown_without_suffixes(tmp_path):
     assert [(block.text, block.heading) for block in doc.blocks][:2] == [("Pump Manual", 1), ("Read this first.", None)]
 
 
-@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
-def test_utf16_without_a_byte_order_mark(tmp_path, encoding):
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32", "utf-16"])
+def test_wide_encodings_with_or_without_a_byte_order_mark(tmp_path, encoding):
+    """UTF-16 without a mark is recognised by its NUL bytes; UTF-32 and UTF-16 with one by the mark
+    (their NUL bytes must not read as binary data)."""
     path = tmp_path / "notes.txt"
     path.write_bytes("Café notes on the pump.\n\nSeals are checked monthly.".encode(encoding))
     doc = parse_file(path)

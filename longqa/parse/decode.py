@@ -36,10 +36,7 @@ def decode_bytes(data: bytes, path: Path) -> str:
 
 
 def _decode(data: bytes, path: Path) -> str:
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            return data.decode(encoding, errors="replace")
-    encoding = utf16_without_bom(data)
+    encoding = wide_encoding(data)
     if encoding:
         return data.decode(encoding, errors="replace")
     if looks_binary(data):
@@ -53,6 +50,16 @@ def _decode(data: bytes, path: Path) -> str:
         return text
     except UnicodeDecodeError:
         return data.decode("utf-8", errors="replace")
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """The encoding named by a byte-order mark, or UTF-16 recognised without one; None for text
+    to be read as UTF-8 or cp1252. Such text holds NUL bytes, so this is asked before binary data
+    is refused."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding
+    return utf16_without_bom(data)
 
 
 def utf16_without_bom(data: bytes) -> str | None:

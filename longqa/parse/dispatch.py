@@ -70,9 +70,9 @@ def _head(path: Path) -> bytes:
 
 
 def _parse_text_file(path: Path, suffix: str, head: bytes) -> ParsedDocument:
-    from longqa.parse.decode import looks_binary, read_text, utf16_without_bom
+    from longqa.parse.decode import looks_binary, read_text, wide_encoding
 
-    if looks_binary(head) and not utf16_without_bom(head):
+    if looks_binary(head) and not wide_encoding(head):
         kind = next((name for magic, name in _BINARY_KINDS if head.startswith(magic)), "")
         raise InputError(path, f"not a text document: {kind}" if kind else "not a text document (binary data)")
     text = read_text(path)
