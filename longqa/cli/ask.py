@@ -116,8 +116,16 @@ def ask(
     elif result.refined.found:
         if not streaming:
             out.write((result.answer or "") + "\n")
-        print_sources(result)
+        print_sources(result, _paged(store, result.passages))
     raise typer.Exit(_exit_code(result.refined.found))
+
+
+def _paged(store, passages) -> set[int]:
+    """The cited documents whose citations name pages (PDFs); the others are cited by section."""
+    from longqa.ask.citations import cites_pages
+    from longqa.store.documents import get_document
+
+    return {doc_id for doc_id in {p.doc_id for p in passages} if cites_pages(get_document(store, doc_id))}
 
 
 def _note_load(refined, generator) -> None:

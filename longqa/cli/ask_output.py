@@ -12,16 +12,19 @@ from longqa.ask.settings import AskSettings
 from longqa.cli.app import console_err
 
 
-def print_sources(result: AskResult) -> None:
-    """The quotes the answer rests on (verbatim, with where they are), then the sources."""
+def print_sources(result: AskResult, paged: set[int] | None = None) -> None:
+    """The quotes the answer rests on (verbatim, with where they are), then the sources; pages are
+    named for the documents in `paged` (every document when None), the rest by section alone."""
     out = sys.stdout
     for quote in result.quotes:
         p = quote.passage
         where = " > ".join(part for part in (p.doc, quote.section) if part)
+        if paged is None or p.doc_id in paged:
+            where = f"{where}, {quote.pages}"
         text = " ".join(quote.text.split())
-        out.write(f"\n  \u201c{text}\u201d\n    [{p.n}] {where}, {quote.pages}\n")
+        out.write(f"\n  \u201c{text}\u201d\n    [{p.n}] {where}\n")
     out.write("\nSources:\n")
-    for line in source_lines(result.passages, result.cited):
+    for line in source_lines(result.passages, result.cited, paged=paged):
         out.write(f"  {line}\n")
     out.flush()
 
