@@ -36,7 +36,8 @@ def test_streamed_no_stream_and_json_answers_agree(store, monkeypatch, capsys):
     first_line, quote_block = answer.split("\n", 1)
     assert first_line.strip() == data["answer"]
     quote = data["quotes"][0]  # shown verbatim under the answer, with where it stands
-    assert f"\u201c{quote['text']}\u201d" in quote_block and f"p. {quote['page']}" in quote_block
+    assert f"\u201c{quote['text']}\u201d" in quote_block and quote["section"] in quote_block
+    assert "p. " not in quote_block  # a markdown file has no pages: its section path says where
     # the one source listed is the passage the quote comes from (at 400 tokens the context is
     # excerpts, so other sections' sentences may come before it)
     cited = [c for c in data["citations"] if c["cited"]]

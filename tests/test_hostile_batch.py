@@ -117,7 +117,7 @@ def build_batch(root: Path) -> tuple[list[Path], dict[str, str], set[str]]:
         path.write_bytes(data)
         add(path)
     (docs / "utf16-no-bom.txt").write_bytes(text.encode("utf-16-le"))
-    add(docs / "utf16-no-bom.txt", "not a text document (binary data)")
+    add(docs / "utf16-no-bom.txt")  # read by its content: every other byte NUL, on one side
 
     # Not documents at all, or nothing in them.
     failures = {
@@ -127,13 +127,14 @@ def build_batch(root: Path) -> tuple[list[Path], dict[str, str], set[str]]:
         "plain-text.pdf": (b"Just some words, no PDF here.\n", "not a valid PDF (no PDF header"),
         "empty.pdf": (b"", "not a valid PDF (the file is empty)"),
         "html.pdf": (b"<html><body>hello</body></html>", "not a valid PDF (no PDF header"),
-        "notes.docx": (b"PK\x03\x04 zip bytes", "unsupported file type '.docx'"),
-        "README": (b"No suffix at all.", "unsupported file type 'README'"),
+        "notes.docx": (b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00" * 20, "not a text document: a ZIP archive"),
     }
     for name, (data, reason) in failures.items():
         path = docs / name
         path.write_bytes(data)
         add(path, reason)
+    (docs / "README").write_bytes(b"No suffix at all: read by its content.")
+    add(docs / "README")
     add(zero_page_pdf(docs / "no-pages.pdf"), "PDF has no pages")
     add(image_only_pdf(docs / "scan.pdf"), "no text layer")
     locked = make_pdf(docs / "locked.pdf", [[P(sentence("secret", 2))]], user_password="pw")

@@ -47,8 +47,8 @@ def test_binary_and_empty_files_are_rejected_with_a_reason(tmp_path):
         parse_file(write(tmp_path, "x.txt", b"\x00\x01\x02ELF\x00" * 50))
     with pytest.raises(InputError, match="empty"):
         parse_file(write(tmp_path, "e.md", "   \n\n  "))
-    with pytest.raises(InputError, match="unsupported"):
-        parse_file(write(tmp_path, "x.docx", "whatever"))
+    with pytest.raises(InputError, match="not a text document: a ZIP archive"):
+        parse_file(write(tmp_path, "x.docx", b"PK\x03\x04\x14\x00\x06\x00\x00\x00!\x00" * 30))
 
 
 MARKDOWN = """# Field Guide

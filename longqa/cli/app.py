@@ -43,8 +43,13 @@ def _no_color() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
 
+# Piped or redirected output has no width to fit: tables keep whole titles and paths on one line.
+UNBOUNDED_WIDTH = 100_000
+
+
 def console_out() -> Console:
-    return Console(no_color=_no_color(), highlight=False, soft_wrap=False)
+    width = None if sys.stdout.isatty() else UNBOUNDED_WIDTH
+    return Console(no_color=_no_color(), highlight=False, soft_wrap=False, width=width)
 
 
 def console_err() -> Console:

@@ -159,13 +159,21 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, no_s
     elif result.found:
         if not streaming:
             out.write((result.answer or "") + "\n")
-        print_sources(result)
+        print_sources(result, _paged(store, result.passages))
     elif result.refined.found and not streaming:
         out.write((result.answer or "") + "\n")
     if result.refined.found and not result.found:  # "The documents do not say." won: exit 4 as well
         console_err().print(NO_ANSWER_MESSAGE, markup=False, highlight=False)
         raise typer.Exit(EXIT_NO_EVIDENCE)
     raise typer.Exit(_exit_code(result.refined.found))
+
+
+def _paged(store, passages) -> set[int]:
+    """The cited documents whose citations name pages (PDFs); the others are cited by section."""
+    from longqa.ask.answer.citations import cites_pages
+    from longqa.store.documents import get_document
+
+    return {doc_id for doc_id in {p.doc_id for p in passages} if cites_pages(get_document(store, doc_id))}
 
 
 def _note_load(refined, generator) -> None:

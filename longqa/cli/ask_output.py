@@ -13,30 +13,33 @@ from longqa.ask.settings import AskSettings
 from longqa.cli.app import console_err
 
 
-def print_sources(result: AskResult) -> None:
+def print_sources(result: AskResult, paged: set[int] | None = None) -> None:
     """The quotes the answer rests on (verbatim, with where they are), then, when the answer is
-    unsure, the next candidates with theirs, then the sources."""
+    unsure, the next candidates with theirs, then the sources; pages are named for the documents
+    in `paged` (every document when None), the rest by section alone."""
     out = sys.stdout
     for quote in result.quotes:
-        _print_quote(quote)
+        _print_quote(quote, paged)
     grounding = result.grounding
     if grounding is not None and grounding.unsure and grounding.confidence is not None:
         out.write(f"\nUnsure (confidence {grounding.confidence:.2f}). Other candidates:\n")
         for candidate in grounding.alternatives:
             quote = quote_of(candidate.sentence)
             out.write(f"  {candidate.text} [{quote.passage.n}] ({candidate.probability:.2f})\n")
-            _print_quote(quote, indent="  ")
+            _print_quote(quote, paged, indent="  ")
     out.write("\nSources:\n")
-    for line in source_lines(result.passages, result.cited):
+    for line in source_lines(result.passages, result.cited, paged=paged):
         out.write(f"  {line}\n")
     out.flush()
 
 
-def _print_quote(quote, indent: str = "") -> None:
+def _print_quote(quote, paged: set[int] | None, indent: str = "") -> None:
     p = quote.passage
     where = " > ".join(part for part in (p.doc, quote.section) if part)
+    if paged is None or p.doc_id in paged:
+        where = f"{where}, {quote.pages}"
     text = " ".join(quote.text.split())
-    sys.stdout.write(f"\n{indent}  \u201c{text}\u201d\n{indent}    [{p.n}] {where}, {quote.pages}\n")
+    sys.stdout.write(f"\n{indent}  \u201c{text}\u201d\n{indent}    [{p.n}] {where}\n")
 
 
 def print_context(refined: Refined) -> None:

@@ -36,9 +36,9 @@ def decode_bytes(data: bytes, path: Path) -> str:
 
 
 def _decode(data: bytes, path: Path) -> str:
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            return data.decode(encoding, errors="replace")
+    encoding = wide_encoding(data)
+    if encoding:
+        return data.decode(encoding, errors="replace")
     if looks_binary(data):
         raise InputError(path, "not a text document (binary data)")
     try:
@@ -50,6 +50,32 @@ def _decode(data: bytes, path: Path) -> str:
         return text
     except UnicodeDecodeError:
         return data.decode("utf-8", errors="replace")
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """The encoding named by a byte-order mark, or UTF-16 recognised without one; None for text
+    to be read as UTF-8 or cp1252. Such text holds NUL bytes, so this is asked before binary data
+    is refused."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding
+    return utf16_without_bom(data)
+
+
+def utf16_without_bom(data: bytes) -> str | None:
+    """"utf-16-le" or "utf-16-be" for UTF-16 text written without a byte-order mark: mostly Latin
+    text, whose every other byte is NUL, on the same side throughout the first 8 KiB."""
+    head = data[:8192]
+    head = head[: len(head) - len(head) % 2]
+    if len(head) < 8:
+        return None
+    even, odd = head[0::2], head[1::2]
+    half = len(head) // 2
+    if odd.count(0) > 0.6 * half and even.count(0) == 0:
+        return "utf-16-le"
+    if even.count(0) > 0.6 * half and odd.count(0) == 0:
+        return "utf-16-be"
+    return None
 
 
 def looks_binary(data: bytes) -> bool:

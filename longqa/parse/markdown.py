@@ -1,4 +1,5 @@
-"""Markdown: ATX (`#`) and setext headings become heading blocks; fenced code stays one block."""
+"""Markdown: ATX (`#`) and setext headings become heading blocks; fenced code stays one block, as
+written; a hard-wrapped paragraph is rejoined as in plain text (text.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
-from longqa.parse.text import paragraphs
+from longqa.parse.text import Wrap, paragraphs
 
 # The closing run of "#"s is stripped in code: a lazy group before "[ \t#]*$" backtracks
 # quadratically over a long line of spaces and hashes.
@@ -20,18 +21,25 @@ def markdown_blocks(text: str, page: int = 1) -> list[Block]:
     blocks: list[Block] = []
     buffer: list[str] = []
     in_fence = False
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    wrap = Wrap.of(text)
 
     def flush() -> None:
-        blocks.extend(Block(text=p, page=page) for p in paragraphs("\n".join(buffer)))
+        blocks.extend(Block(text=p, page=page) for p in paragraphs("\n".join(buffer), wrap))
         buffer.clear()
 
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    for line in text.split("\n"):
         if _FENCE.match(line):
             in_fence = not in_fence
+            if in_fence:
+                flush()
             buffer.append(line)
+            if not in_fence:  # the code as written, blank lines and all: one block
+                blocks.append(Block(text="\n".join(buffer).strip("\n"), page=page))
+                buffer.clear()
             continue
         if in_fence:
-            buffer.append(line if line.strip() else "\u200b")  # keep blank lines inside code
+            buffer.append(line)
             continue
         atx = _ATX.match(line)
         setext = _SETEXT.match(line)
@@ -46,14 +54,15 @@ def markdown_blocks(text: str, page: int = 1) -> list[Block]:
             blocks.append(Block(text=title, page=page, heading=1 if setext.group(1)[0] == "=" else 2))
         else:
             buffer.append(line)
-    flush()
-    for block in blocks:
-        block.text = block.text.replace("\u200b", "")
+    if in_fence:  # a fence never closed runs to the end of the text
+        blocks.append(Block(text="\n".join(buffer).strip("\n"), page=page))
+    else:
+        flush()
     return blocks
 
 
-def parse_markdown(path: Path) -> ParsedDocument:
-    text = read_text(path)
+def parse_markdown(path: Path, text: str | None = None) -> ParsedDocument:
+    text = read_text(path) if text is None else text
     blocks = markdown_blocks(text)
     title = next((b.text for b in blocks if b.heading == 1), path.stem)
     return ParsedDocument(path=path, title=title, pages=1, blocks=blocks, format="markdown")

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from longqa.parse.blocks import Block
+from longqa.parse.margins import Margins
 
 # A numbering label or bullet printed as its own cell left of the text it belongs to.
 _LABEL_CELL = re.compile(
@@ -49,6 +50,9 @@ class PageBlock:
     first_x0: float = 0.0  # left edge of the block's first line
     rest_x0: float | None = None  # left edge of the other lines of its text (None: no other line)
     opens: bool = False  # the first line is a line of its own, not the rest of one cut into cells
+    x0: float = 0.0  # left and right edges of all its lines
+    x1: float = 0.0
+    first_y1: float = 0.0  # bottom of its first line
 
     def set_indent(self) -> None:
         """Block.indent from the two edges (rounded to 0.1 pt); None while it cannot be told."""
@@ -151,39 +155,58 @@ def _segment_block(rows: list[list[Line]], page: int, left: float | None = None,
     block = Block(text=text, page=page, size=size, bold=bold, table=table)
     last = rows[-1]
     item = PageBlock(block, min(l.y0 for l in lines), max(l.y1 for l in lines), last[-1].x1 - last[0].x0,
-                     rows[0][0].x0, left, opens)
+                     rows[0][0].x0, left, opens, min(l.x0 for l in lines), max(l.x1 for l in lines),
+                     max(l.y1 for l in rows[0]))
     item.set_indent()
     return item
 
 
 def page_blocks(page_dict: dict, page: int) -> list[PageBlock]:
-    """All text blocks of one page in reading order, split at style and table/text changes."""
+    """All text blocks of one page in reading order, split at style and table/text changes; text
+    in a page margin beside a body line joins that line's paragraph (margins.py)."""
+    raw_lines = [[line for line in map(make_line, raw["lines"]) if line is not None]
+                 for raw in page_dict["blocks"] if raw.get("type", 0) == 0]
+    page_lines = [line for lines in raw_lines for line in lines]
+    if not page_lines:
+        return []
+    text_width = max(line.x1 for line in page_lines) - min(line.x0 for line in page_lines)
+    margins = Margins.of(page_lines, page_dict.get("width", 0.0))
     out: list[PageBlock] = []
-    left, right = float("inf"), 0.0
-    for raw in page_dict["blocks"]:
-        if raw.get("type", 0) != 0:
-            continue
-        lines = [line for line in map(make_line, raw["lines"]) if line is not None]
-        for line in lines:
-            left, right = min(left, line.x0), max(right, line.x1)
-        rows = [merge_cells(row) for row in visual_rows(lines)]
-        segment: list[list[Line]] = []
-        edge: float | None = None
-        opens = True
-        for i, row in enumerate(rows):
-            if segment and _breaks(segment[-1], row):
-                out.append(_segment_block(segment, page, edge, opens))
-                segment = []
-            if not segment:
-                # A segment opens a line of its own at the block's start or after a change of
-                # style (a heading); after a switch between table rows and text it may go on with
-                # a line that a wide gap between words cut into cells.
-                opens = i == 0 or (len(rows[i - 1]) == 1 and len(row) == 1)
-                edge = min((r[0].x0 for j, r in enumerate(rows) if j != i), default=None)
-            segment.append(row)
-        if segment:
+    for lines in raw_lines:
+        if margins is not None:
+            # MuPDF may put a note in the block of the line beside it: a row of two cells
+            # that would cut the paragraph; the note becomes a block of its own.
+            notes, lines = margins.split_notes(lines)
+            out.extend(_segment_block(run, page) for run in notes)
+        out.extend(_raw_block_items(lines, page))
+    if margins is None:
+        return merge_wrapped(out, text_width)
+    notes = margins.notes_beside_text(out)
+    taken = {id(note) for note in notes}
+    return margins.attach(notes, merge_wrapped([item for item in out if id(item) not in taken], text_width))
+
+
+def _raw_block_items(lines: list[Line], page: int) -> list[PageBlock]:
+    """One PyMuPDF block's lines as blocks, split where the style or the table/text kind changes."""
+    out: list[PageBlock] = []
+    rows = [merge_cells(row) for row in visual_rows(lines)]
+    segment: list[list[Line]] = []
+    edge: float | None = None
+    opens = True
+    for i, row in enumerate(rows):
+        if segment and _breaks(segment[-1], row):
             out.append(_segment_block(segment, page, edge, opens))
-    return merge_wrapped(out, right - left)
+            segment = []
+        if not segment:
+            # A segment opens a line of its own at the block's start or after a change of
+            # style (a heading); after a switch between table rows and text it may go on with
+            # a line that a wide gap between words cut into cells.
+            opens = i == 0 or (len(rows[i - 1]) == 1 and len(row) == 1)
+            edge = min((r[0].x0 for j, r in enumerate(rows) if j != i), default=None)
+        segment.append(row)
+    if segment:
+        out.append(_segment_block(segment, page, edge, opens))
+    return out
 
 
 _BULLET_START = re.compile(r"^(?:[•●▪◦‣∙·*]|\(?[0-9a-z]{1,2}\))\s")
@@ -198,6 +221,7 @@ def merge_wrapped(items: list[PageBlock], text_width: float) -> list[PageBlock]:
         if prev is not None and _continues(prev, item, text_width):
             prev.block.text = join_lines([prev.block.text, item.block.text])
             prev.y1, prev.last_width = item.y1, item.last_width
+            prev.x0, prev.x1 = min(prev.x0, item.x0), max(prev.x1, item.x1)
             if prev.rest_x0 is None:  # a paragraph written one line per block: the next line's edge
                 prev.rest_x0 = item.first_x0
                 prev.set_indent()

@@ -1,39 +1,170 @@
 """Plain text: paragraphs split on blank lines, pages split on form feeds; a text that is a web page
-saved with its HTML tags is read by its tags (tagged.py)."""
+saved with its HTML tags is read by its tags (tagged.py).
+
+A hard-wrapped text (a licence or a README filled to 72 columns) is read as its author wrote it: a
+line that ends only because the next word would not have fitted joins the next line, so a
+paragraph is one line and sentences never end at a wrapped break. A line that starts a list item
+or a numbered heading after a finished sentence, and a line after a short numbered one, open a new
+paragraph; table rows and lines that stop short keep their line breaks.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
+# "- item", "• item", "(a) term", "b) term", "iv) term", "3. Title", "3) step", "2.1 Scope"
+MARKER = re.compile(
+    r"^\s*(?:[-*+•●▪◦‣]\s|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlc]{1,5})[.)]\s|\(\w{1,5}\)\s|\d{1,2}(?:\.\d{1,2})+\.?\s)"
+)
+# A table row: cells parted by bars or by runs of three or more spaces inside the line.
+_TABLE_ROW = re.compile(r"\|.*\||\S {3,}\S|^\s*\+[-=+]{3,}")
+# A rule drawn under a title or between parts ("-----", "=====", "* * *"): a boundary, not text.
+_RULE = re.compile(r"^\s*([-=_*~#+]\s*){3,}$")
+# A line of a boxed notice ("*  6. Disclaimer of Warranty    *"): its text is the line's inside.
+_FRAMED = re.compile(r"^[ \t]*\*(?=[ \t])(.*?)[ \t]\*[ \t]*$", re.MULTILINE)
+_SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+_WORD = re.compile(r"[^\W\d_]+")
+_HYPHENATED = re.compile(r"([^\W\d_]+)-$")
+
+# A text is hard-wrapped when its long lines stop at about one width: the width (the 95th
+# percentile of line lengths) is at most MAX_WRAP, and at least WRAP_SHARE of its lines come
+# within WRAP_SLACK characters of it. Text written a paragraph per line is never rejoined.
+MAX_WRAP = 120
+MIN_WRAP = 30
+WRAP_SHARE = 0.3
+WRAP_SLACK = 12
+MIN_WRAP_LINES = 5
+LONG_LINE = 0.6  # share of the width from which a line that stops mid-sentence was wrapped
 
 
-def paragraphs(text: str) -> list[str]:
-    """Blank-line separated paragraphs, whitespace-trimmed, empty ones dropped.
+@dataclass
+class Wrap:
+    """How a text was wrapped: its width in characters (0: not hard-wrapped) and its words, which
+    decide whether a hyphen at a line end split a word ("docu-" "ment") or joins two ("well-known")."""
+
+    width: int = 0
+    words: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, text: str) -> "Wrap":
+        lengths = sorted(len(line.rstrip().expandtabs()) for line in text.split("\n") if line.strip())
+        if len(lengths) < MIN_WRAP_LINES:
+            return cls()
+        width = lengths[int(0.95 * (len(lengths) - 1))]
+        near = sum(1 for length in lengths if length >= width - WRAP_SLACK)
+        if not MIN_WRAP <= width <= MAX_WRAP or near < WRAP_SHARE * len(lengths):
+            return cls()
+        return cls(width, frozenset(word.lower() for word in _WORD.findall(text)))
+
+    def overflows(self, line: str, following: str) -> bool:
+        """Whether `following`'s first word would not have fitted on `line`."""
+        first = following.split(maxsplit=1)[0] if following.strip() else ""
+        return len(line.rstrip().expandtabs()) + 1 + len(first) > self.width
+
+    def wrapped(self, line: str, following: str) -> bool:
+        """Whether `line` was cut by the wrapping: the next word would not have fitted, a word was
+        hyphenated, or a line of most of the width stops mid-sentence (texts wrapped by hand stop
+        early at times: "... recipients of the Work or" / "Derivative Works"). A comma, colon or
+        semicolon counts as mid-sentence only before a lower-case word: verse ends its lines with
+        commas."""
+        if self.overflows(line, following):
+            return True
+        first = following.lstrip()[:1]
+        if _HYPHENATED.search(line.rstrip()) and first.islower():
+            return True
+        end = line.rstrip()[-1:]
+        long = len(line.rstrip().expandtabs()) >= LONG_LINE * self.width
+        return long and end not in ".!?" and (end not in ",:;" or first.islower())
+
+    def join(self, line: str, following: str) -> str:
+        """`line` and `following` as one line; a hyphen at the break is dropped only where the whole
+        word is found elsewhere in the text."""
+        line, following = line.rstrip(), following.strip()
+        hyphen = _HYPHENATED.search(line)
+        if hyphen and following[:1].islower():
+            rest = _WORD.match(following)
+            if rest and (hyphen.group(1) + rest.group()).lower() in self.words:
+                return line[:-1] + following
+            return line + following
+        return f"{line} {following}"
+
+
+def paragraphs(text: str, wrap: Wrap | None = None) -> list[str]:
+    """Blank-line separated paragraphs, whitespace-trimmed, empty ones dropped; in a hard-wrapped
+    text (`wrap`), wrapped lines rejoined (see the module's docstring).
 
     Text with no blank lines at all (one paragraph per line) is split on single newlines instead.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if wrap and wrap.width:
+        text = _FRAMED.sub(r"\1", text)
     parts = _BLANK_LINES.split(text)
-    if len(parts) == 1 and text.count("\n") > 3:
+    if len(parts) == 1 and text.count("\n") > 3 and not (wrap and wrap.width):
         parts = text.split("\n")
+    if wrap and wrap.width:
+        parts = [piece for part in parts for piece in unwrap(part, wrap)]
     return [part.strip() for part in parts if part.strip()]
 
 
-def parse_text(path: Path) -> ParsedDocument:
-    text = read_text(path)
+def unwrap(part: str, wrap: Wrap) -> list[str]:
+    """The paragraphs of one blank-line separated part of a hard-wrapped text."""
+    kept: list[list[str]] = []  # each paragraph as the lines it keeps apart
+    last = ""  # the previous line as written (a joined line's length is not its own)
+    for line in part.split("\n"):
+        if not line.strip():
+            continue
+        if _RULE.match(line):
+            last = ""
+            continue
+        if not kept or not last or _opens(last, line) and not _joins(last, line, wrap):
+            kept.append([line])
+        elif _joins(last, line, wrap):
+            kept[-1][-1] = wrap.join(kept[-1][-1], line)
+        else:
+            kept[-1].append(line)
+        last = line
+    return ["\n".join(lines) for lines in kept]
+
+
+def _joins(line: str, following: str, wrap: Wrap) -> bool:
+    if _TABLE_ROW.search(line) or _TABLE_ROW.search(following):
+        return False
+    if MARKER.match(following):
+        # A list item or numbered heading opens a paragraph unless the wrapping put it at the line
+        # start mid-sentence ("... added under section" / "7.  This requirement modifies ...").
+        return wrap.overflows(line, following) and not _SENTENCE_END.search(line.rstrip())
+    return wrap.wrapped(line, following)
+
+
+def _opens(line: str, following: str) -> bool:
+    """Whether an unjoined `following` opens a paragraph of its own: a list item or a numbered
+    heading, or the line after a short numbered one ("1. Definitions." then its text)."""
+    return bool(MARKER.match(following) or MARKER.match(line)) and not (
+        _TABLE_ROW.search(line) and _TABLE_ROW.search(following))
+
+
+def parse_text(path: Path, text: str | None = None) -> ParsedDocument:
+    text = read_text(path) if text is None else text
     from longqa.parse.tagged import looks_tagged, parse_tagged  # tagged.py splits <pre> text with paragraphs()
 
     if looks_tagged(text):  # a web page saved as text: its tags give the blocks
         return parse_tagged(path, text)
+    return text_document(path, text)
+
+
+def text_document(path: Path, text: str) -> ParsedDocument:
+    """The blocks of a plain text, a page per form feed."""
+    wrap = Wrap.of(text)
     pages = text.split("\f")
     blocks = [
         Block(text=paragraph, page=page_no)
         for page_no, page_text in enumerate(pages, start=1)
-        for paragraph in paragraphs(page_text)
+        for paragraph in paragraphs(page_text, wrap)
     ]
     return ParsedDocument(path=path, title=path.stem, pages=len(pages), blocks=blocks, format="text")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from longqa.parse.blocks import ParsedDocument
 from longqa.structure.tree import Heading
@@ -15,6 +16,7 @@ NUMBERED = re.compile(
 )
 _WORD_LEVEL = {"part": 1, "chapter": 1, "article": 1, "appendix": 1, "item": 2, "section": 2}
 MAX_HEADING_CHARS = 90
+MAX_SKIPPED = 2
 
 
 def markdown_headings(doc: ParsedDocument) -> list[Heading]:
@@ -56,20 +58,80 @@ def _title_like(text: str) -> bool:
 
 def text_headings(doc: ParsedDocument) -> list[Heading]:
     """Numbered lines get their numbering's level; other title-like lines are level 1 unless numbered
-    headings exist, in which case they are ignored (numbering is the stronger signal)."""
+    headings exist, in which case they are ignored (numbering is the stronger signal).
+
+    A numbered paragraph whose number follows the last heading's in sequence ("12." after "11.",
+    "4.2" after "4.1") is a heading whatever its length: a one-sentence title of any length, or a
+    paragraph that opens with a short title sentence ("2. Grant of Copyright License. Subject to
+    ..."), which is split off the paragraph into a block of its own (the document's blocks change)."""
+    in_sequence = _split_run_in(doc, _sequence(doc))
     numbered, titled = [], []
     for index, block in enumerate(doc.blocks):
         text = block.text.strip()
-        if "\n" in text or len(text) > MAX_HEADING_CHARS or not text:
+        if not text or "\n" in text and index not in in_sequence:
             continue
         level = numbering_level(text)
-        if level is not None and not text.endswith((".", ",", ";")) or (
-            level is not None and len(text.split()) <= 8
+        if index in in_sequence or level is not None and len(text) <= MAX_HEADING_CHARS and (
+            not text.endswith((".", ",", ";")) or len(text.split()) <= 8
         ):
             numbered.append(Heading(index, level, text))
-        elif _title_like(text):
+        elif len(text) <= MAX_HEADING_CHARS and _title_like(text):
             titled.append(Heading(index, 1, text))
     if len(numbered) >= 2:
         return numbered
     # Title-like lines only count when they are followed by body text, not by another title line.
     return [h for h in titled if h.index + 1 < len(doc.blocks) and not _title_like(doc.blocks[h.index + 1].text)]
+
+
+def _sequence(doc: ParsedDocument) -> set[int]:
+    """Blocks whose dotted number continues the last one taken: the next at its depth ("3" after
+    "2", "2.2" after "2.1"; up to MAX_SKIPPED numbers may be missing), or the first below it ("2.1"
+    after "2"); the first top number is 0 or 1."""
+    taken: set[int] = set()
+    last: tuple[int, ...] = ()
+    for index, block in enumerate(doc.blocks):
+        # A block of several lines counts when its first line is a paragraph (a list of short
+        # numbered lines in one block is a list).
+        match = NUMBERED.match(block.text) if len(block.text.strip().split("\n")[0]) > MAX_HEADING_CHARS or (
+            "\n" not in block.text.strip()) else None
+        if not match or not match.group("dotted"):
+            continue
+        number = tuple(int(part) for part in match.group("dotted").split("."))
+        depth = len(number)
+        if depth > len(last) + 1 or number[:-1] != last[: depth - 1]:
+            continue
+        if depth <= len(last):  # a number or two may be missed (set in a box, a heading of its own)
+            expected = range(last[depth - 1] + 1, last[depth - 1] + 2 + MAX_SKIPPED)
+        else:
+            expected = range(0 if depth == 1 else 1, 2)
+        if number[-1] in expected:
+            taken.add(index)
+            last = number
+    return taken if len(taken) >= 2 else set()
+
+
+# A short first sentence after the number: the title of a run-in heading.
+_RUN_IN = re.compile(r"(?P<title>[^.!?\n]{2,%d}?[.:])\s+(?=[\"“(\[]?[A-Z0-9])" % MAX_HEADING_CHARS)
+
+
+def _split_run_in(doc: ParsedDocument, numbered: set[int]) -> set[int]:
+    """Split each long numbered block in `numbered` that opens with a short title sentence into the
+    title and its paragraph; the indices of the numbered headings that remain, in the new blocks.
+    A long numbered paragraph without such a title stays body text."""
+    kept: set[int] = set()
+    blocks = []
+    for index, block in enumerate(doc.blocks):
+        text = block.text.strip()
+        if index in numbered and len(text) > MAX_HEADING_CHARS:
+            number = NUMBERED.match(text)
+            run_in = _RUN_IN.match(text, number.end() + 1) if number else None
+            if run_in:
+                kept.add(len(blocks))
+                blocks.append(replace(block, text=text[: run_in.end("title")]))
+                blocks.append(replace(block, text=text[run_in.end():], heading=None))
+                continue
+        elif index in numbered:
+            kept.add(len(blocks))
+        blocks.append(block)
+    doc.blocks = blocks
+    return kept

@@ -63,11 +63,8 @@ def toc_pages(blocks: list[Block]) -> set[int]:
     rows_by_page: dict[int, list[int]] = {}
     for block in blocks:
         for row in block.text.split("\n"):
-            row = row.strip()
-            match = _TOC_PAGE.search(row[-12:])
-            entry = row[: len(row) - len(match.group(0))] if match else ""
-            if match and sum(ch.isalpha() for ch in entry) >= 4:
-                page = match.group(1)
+            page = toc_row_page(row)
+            if page is not None:
                 rows_by_page.setdefault(block.page, []).append(int(page) if page.isdigit() else -1)
     pages = set()
     for page, numbers in rows_by_page.items():
@@ -75,3 +72,11 @@ def toc_pages(blocks: list[Block]) -> set[int]:
         if len(numbers) >= MIN_TOC_ROWS and known == sorted(known) and len(set(known)) >= 2:
             pages.add(page)
     return pages
+
+
+def toc_row_page(row: str) -> str | None:
+    """The page a contents row ends in ("Risk Factors | 6" gives "6"), or None for other rows."""
+    row = row.strip()
+    match = _TOC_PAGE.search(row[-12:])
+    entry = row[: len(row) - len(match.group(0))] if match else ""
+    return match.group(1) if match and sum(ch.isalpha() for ch in entry) >= 4 else None

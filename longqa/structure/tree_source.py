@@ -14,6 +14,7 @@ from longqa.config import Limits
 from longqa.errors import InputError
 from longqa.parse.blocks import ParsedDocument
 from longqa.structure.build import build_tree
+from longqa.structure.contents import drop_contents
 from longqa.structure.headings import markdown_headings, text_headings
 from longqa.structure.tree import Heading, Node
 
@@ -71,7 +72,8 @@ def structure_document(
                 doc.path, f"{len(headings):,} headings, over the {limits.max_headings:,} limit (--max-headings lifts it)"
             )
         if headings:
-            return build_tree(doc, headings, max_tokens), source
+            return build_tree(doc, drop_contents(doc, headings), max_tokens), source
+    drop_contents(doc, [])  # contents and index lines read for structure above, kept out of leaves
     if llm is not None and mode in ("auto", "llm"):
         size = sum(tokens.count(block.text) for block in doc.blocks)
         if limits.llm_max_tokens and size > limits.llm_max_tokens:

@@ -39,18 +39,28 @@ def citation_list(passages: list[Passage], cited: list[int]) -> list[dict]:
 
 
 
-def source_lines(passages: list[Passage], cited: list[int], limit: int = in_effect().answer.max_sources) -> list[str]:
+def cites_pages(document: dict) -> bool:
+    """Whether a document's citations name pages (its store row): a PDF's do; a web page, markdown
+    or text has no pages but those its form feeds make, and is cited by its section path alone."""
+    return document["format"] == "pdf" or document["pages"] > 1
+
+
+def source_lines(passages: list[Passage], cited: list[int], limit: int | None = None,
+                 paged: set[int] | None = None) -> list[str]:
     """What is printed after the answer: the passages that support it (quoted or cited), at most
-    `limit`; when nothing supports it, the best-scored passages, at most `limit`."""
+    `limit`; when nothing supports it, the best-scored passages, at most `limit`. Pages are named
+    for the documents in `paged` (every document when None)."""
+    limit = limit if limit is not None else in_effect().answer.max_sources
     by_n = {p.n: p for p in passages}
     shown = [by_n[n] for n in cited if n in by_n][:limit]
     if not shown:
         shown = sorted(sorted(passages, key=lambda p: -p.score)[:limit], key=lambda p: p.n)
-    return [source_line(p) for p in shown]
+    return [source_line(p, paged is None or p.doc_id in paged) for p in shown]
 
 
-def source_line(p: Passage) -> str:
-    return f"[{p.n}] {p.doc} — {_where(p)} — {p.pages}"
+def source_line(p: Passage, with_pages: bool = True) -> str:
+    line = f"[{p.n}] {p.doc} — {_where(p)}"
+    return f"{line} — {p.pages}" if with_pages else line
 
 
 def _where(passage: Passage) -> str:

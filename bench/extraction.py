@@ -1,0 +1,84 @@
+"""Extraction quality on real documents that nobody here chose: licences as Debian ships them, and
+any PDF or HTML manuals fetched with bench/fetch_extraction_docs.sh.
+
+    python bench/extraction.py [DOC ...]      (default: /usr/share/common-licenses/{GPL-3,Apache-2.0,MPL-2.0,GFDL-1.3}
+                                               and whatever bench/fetch_extraction_docs.sh left in .bench-docs/)
+
+Per document, with no model: parse and structure time; the share of the leaves' sentences (as the
+answer stage splits them) that are whole, i.e. open with a capital, digit, quote or list mark and
+end with sentence punctuation; numbered sections found against the numbered section lines in the
+source text (plain text only); contents lines (dot leaders) and index lines left in the leaves;
+and the load average, since the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import time
+from pathlib import Path
+
+from longqa.ask import sentences
+from longqa.parse import parse_file
+from longqa.structure.tree import leaves, sections
+from longqa.structure.tree_source import structure_document
+
+DEFAULTS = [Path("/usr/share/common-licenses") / name for name in ("GPL-3", "Apache-2.0", "MPL-2.0", "GFDL-1.3")]
+FETCHED = Path(__file__).resolve().parents[1] / ".bench-docs"
+_NUMBERED_LINE = re.compile(r"^\s{0,8}(\d{1,2})\.\s+[A-Z]", re.M)
+_LEADER = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$", re.M)
+_INDEX = re.compile(r"^[^\W\d_][^|\n]{0,80}?,\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
+_OPENS = re.compile(r"^[\"'“‘(\[]?[A-Z0-9•\-–*]")
+_CLOSES = re.compile(r"[.!?:;][\"'”’)\]]*$")
+
+
+def numbered_in_source(path: Path) -> int:
+    """Top-level section numbers the text itself runs through (1, 2, 3 ... as line starts)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0
+    expected, found = None, 0
+    for match in _NUMBERED_LINE.finditer(text):
+        number = int(match.group(1))
+        if expected is None and number in (0, 1) or number == expected:
+            found += 1
+            expected = number + 1
+    return found
+
+
+def measure(path: Path) -> dict:
+    started = time.perf_counter()
+    doc = parse_file(path)
+    root, source = structure_document(doc, "auto")
+    seconds = time.perf_counter() - started
+    spans = [(leaf.text, a, b) for leaf in leaves(root) for a, b in sentences.split(leaf.text)]
+    whole = sum(1 for text, a, b in spans if _OPENS.match(text[a:b]) and _CLOSES.search(text[a:b]))
+    body = "\n".join(leaf.text for leaf in leaves(root))
+    numbered = [node for node in sections(root) if re.match(r"\d{1,2}\.", node.title) and node.depth == 1]
+    return {
+        "document": path.name, "format": doc.format, "structure": source, "seconds": seconds,
+        "sentences": len(spans), "whole": whole / len(spans) if spans else 0.0,
+        "numbered": len(numbered), "numbered_in_text": numbered_in_source(path) if doc.format == "text" else None,
+        "contents_lines": len(_LEADER.findall(body)), "index_lines": len(_INDEX.findall(body)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("paths", nargs="*", type=Path)
+    args = parser.parse_args()
+    paths = args.paths or [p for p in DEFAULTS if p.is_file()] + sorted(p for p in FETCHED.glob("*") if p.is_file())
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'document':28} {'format':8} {'structure':9} {'s':>6} {'sent':>5} {'whole':>6} {'sections':>9} "
+          f"{'contents':>8} {'index':>5}")
+    for path in paths:
+        row = measure(path)
+        found = f"{row['numbered']}/{row['numbered_in_text']}" if row["numbered_in_text"] is not None else str(row["numbered"])
+        print(f"{row['document'][:28]:28} {row['format']:8} {row['structure']:9} {row['seconds']:6.2f} "
+              f"{row['sentences']:5} {row['whole']:6.3f} {found:>9} {row['contents_lines']:8} {row['index_lines']:5}")
+
+
+if __name__ == "__main__":
+    main()

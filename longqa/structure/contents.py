@@ -1,0 +1,86 @@
+"""Contents and index pages: read for structure, kept out of the leaves.
+
+A contents line ("2.5 Priorities . . . . . 11", "Risk Factors | 6" on a contents page) and an index
+line ("Pressure relief valve, 12, 48-51" on an index page) point at text elsewhere; as a passage it
+crowds out the text it names. Once the headings are found (numbering.toc_pages already keeps a
+contents page from opening sections), such lines are removed from the blocks, and a block left
+empty is dropped, unless it is a heading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from longqa.parse.blocks import ParsedDocument
+from longqa.structure.numbering import toc_pages, toc_row_page
+from longqa.structure.tree import Heading
+
+# Dot leaders then a page number (arabic or roman): "Priorities . . . . 11", "Scope.........iv".
+_LEADER_END = re.compile(r"(?:(?:\.\s?){4,}|…{2,})\s*(?P<page>\d{1,4}|[ivxlc]{1,7})\s*$", re.IGNORECASE)
+MIN_CONTENTS_LINES = 4
+# An index entry: a term, then page numbers and ranges ("valves, 12, 48-51", "Priorities 11, 23").
+INDEX_LINE = re.compile(r"^[^\W\d_][^|]{0,80}?[, ]\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*\s*$")
+MIN_INDEX_LINES = 12  # an index page holds many entries ...
+INDEX_SHARE = 0.6  # ... and they are most of its lines
+
+
+def drop_contents(doc: ParsedDocument, headings: list[Heading]) -> list[Heading]:
+    """Remove contents and index lines from `doc`'s blocks; `headings` with their indices moved to
+    the blocks that remain (a heading block is kept whatever it holds)."""
+    contents = toc_pages(doc.blocks) if doc.format == "pdf" else set()
+    index_pages = _index_pages(doc) if doc.format == "pdf" else set()
+    leaders = _leader_runs(doc)
+    by_index = {heading.index: heading for heading in headings}
+    kept, moved = [], []
+    for number, block in enumerate(doc.blocks):
+        if number in by_index:
+            moved.append(Heading(len(kept), by_index[number].level, by_index[number].title))
+            kept.append(block)
+            continue
+        lines = block.text.split("\n")
+        rest = [line for row, line in enumerate(lines) if not (
+            (number, row) in leaders
+            or block.page in contents and toc_row_page(line) is not None
+            or block.page in index_pages and INDEX_LINE.match(line.strip()))]
+        if len(rest) == len(lines):
+            kept.append(block)
+        elif any(line.strip() for line in rest):
+            block.text = "\n".join(rest).strip("\n")
+            kept.append(block)
+    doc.blocks = kept
+    return moved
+
+
+def _leader_runs(doc: ParsedDocument) -> set[tuple[int, int]]:
+    """(block, line) of each contents line with dot leaders, where MIN_CONTENTS_LINES or more of
+    them make a contents list: on one PDF page, or one after another in other formats; their page
+    numbers never go down (a statement's "Net gain . . . . 41" rows go up and down)."""
+    groups: dict[object, list[tuple[int, int, int]]] = {}
+    run = 0
+    for number, block in enumerate(doc.blocks):
+        for row, line in enumerate(block.text.split("\n")):
+            match = _LEADER_END.search(line.strip()) if any(ch.isalpha() for ch in line) else None
+            if match is None:
+                run += 1 if line.strip() and doc.format != "pdf" else 0
+                continue
+            page = match.group("page")
+            key = block.page if doc.format == "pdf" else run
+            groups.setdefault(key, []).append((number, row, int(page) if page.isdigit() else -1))
+    found: set[tuple[int, int]] = set()
+    for rows in groups.values():
+        known = [page for _, _, page in rows if page >= 0]
+        if len(rows) >= MIN_CONTENTS_LINES and known == sorted(known):
+            found.update((number, row) for number, row, _ in rows)
+    return found
+
+
+def _index_pages(doc: ParsedDocument) -> set[int]:
+    lines: Counter[int] = Counter()
+    entries: Counter[int] = Counter()
+    for block in doc.blocks:
+        for line in block.text.split("\n"):
+            if line.strip():
+                lines[block.page] += 1
+                entries[block.page] += bool(INDEX_LINE.match(line.strip()))
+    return {page for page, count in entries.items() if count >= MIN_INDEX_LINES and count >= INDEX_SHARE * lines[page]}

@@ -1,0 +1,77 @@
+"""Contents lines, index pages and running heads that change with the chapter stay out of the
+leaves (and so out of retrieval and contexts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from longqa.parse import parse_file
+from longqa.structure.tree import leaves, sections
+from longqa.structure.tree_source import structure_document
+from tests.pdfgen import HEIGHT, LEFT, WIDTH, H, P, draw_page, sentence
+
+CHAPTERS = [("2.4. Scope", "scope"), ("2.5. Priorities", "priority"), ("2.6. Targets", "target")]
+
+
+def manual(path: Path) -> Path:
+    """A manual: a contents page with dot leaders, three sections of three pages each under heads
+    that name the section and the page ("2.5. Priorities | 11"), and an index page."""
+    doc = pymupdf.open()
+    contents = [H("Contents", 14)] + [P(f"{title} . . . . . . . . . . {9 + 3 * i}") for i, (title, _) in
+                                      enumerate(CHAPTERS)] + [P("Index . . . . . . . . . . . . . . 18")]
+    pages: list[tuple[str | None, list]] = [(None, contents)]
+    for title, topic in CHAPTERS:
+        pages.append((None, [H(title, 14), P(sentence(topic, 4))]))
+        pages += [(title, [P(sentence(f"{topic} detail {n}", 4))]) for n in (1, 2)]
+    terms = [P(f"{word} valve, {n}, {n + 7}") for n, word in enumerate(
+        ["relief", "check", "gate", "globe", "needle", "pinch", "plug", "ball", "butterfly", "diaphragm",
+         "float", "foot", "piston", "poppet"], start=2)]
+    pages.append((None, [H("Index", 14), *terms]))
+    for number, (head, items) in enumerate(pages, start=8):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        if head:
+            page.insert_text((LEFT, 36), f"{head} | {number}", fontsize=8, fontname="helv")
+        draw_page(page, items)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_running_heads_contents_and_index_stay_out_of_leaves(tmp_path):
+    doc = parse_file(manual(tmp_path / "manual.pdf"))
+    root, _ = structure_document(doc)
+    text = "\n".join(leaf.text for leaf in leaves(root))
+    assert " | 1" not in text  # no running head with its page number
+    assert ". . . ." not in text  # no contents line
+    assert "relief valve, 2" not in text  # no index entry
+    assert "priority detail 2" in text  # the body is all there
+    assert [node.title for node in sections(root) if node.title[0].isdigit()] == [t for t, _ in CHAPTERS]
+
+
+def test_numbered_headings_atop_pages_in_a_row_are_not_running_heads(tmp_path):
+    """"Proposal 2" to "Proposal 4" atop three pages in a row carry numbers that run with the pages,
+    but no other head shares that numbering: they are headings, kept."""
+    doc = pymupdf.open()
+    starts = {2: 1, 10: 2, 11: 3, 12: 4}
+    for n in range(1, 16):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        items = [H(f"Proposal {starts[n]}", 12)] if n in starts else []
+        draw_page(page, items + [P(sentence(f"page {n}", 3))])
+        page.insert_text((LEFT, 760), str(n), fontsize=8, fontname="helv")
+    doc.save(tmp_path / "notice.pdf")
+    parsed = parse_file(tmp_path / "notice.pdf")
+    assert [b.text for b in parsed.blocks if b.text.startswith("Proposal")] == [f"Proposal {n}" for n in range(1, 5)]
+
+
+def test_contents_lines_in_a_text_file(tmp_path):
+    rows = ["Introduction ........ 1", "Installation ........ 4", "Operation ........... 9", "Maintenance ........ 15"]
+    body = [sentence("introduction", 2), sentence("installation", 2), sentence("operation", 2)]
+    ledger = ["Net gain .......... 41", "Total ............. 12", "Losses ............ 30", "Other ............. 2"]
+    path = tmp_path / "pump.txt"
+    path.write_text("Contents\n\n" + "\n".join(rows) + "\n\n" + "\n\n".join(body) + "\n\n" + "\n".join(ledger) + "\n")
+    root, _ = structure_document(parse_file(path))
+    text = "\n".join(leaf.text for leaf in leaves(root))
+    assert "Installation ...." not in text and sentence("installation", 2) in text
+    assert "Net gain .......... 41" in text  # rows whose numbers go up and down are a table, not contents

@@ -1,0 +1,149 @@
+"""Hard-wrapped plain text and markdown: paragraphs rejoined, sentences whole, numbered headings in
+sequence found whatever their length (run-in titles split off their paragraphs)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from longqa.ask import sentences
+from longqa.parse import parse_file
+from longqa.structure.tree import leaves, sections
+from longqa.structure.tree_source import structure_document
+
+
+def wrapped(paragraph: str, width: int = 72, indent: str = "") -> str:
+    return textwrap.fill(paragraph, width, initial_indent=indent, subsequent_indent=indent)
+
+
+AGGREGATE = (
+    "A compilation of a covered work with other separate and independent works, which are not by their "
+    "nature extensions of the covered work, and which are not combined with it such as to form a larger "
+    "program, in or on a volume of a storage or distribution medium, is called an aggregate if the "
+    "compilation and its resulting copyright are not used to limit the access or legal rights of the "
+    "compilation's users beyond what the individual works permit."
+)
+CONVEY = (
+    "You may convey verbatim copies of the Program's source code as you receive it, in any medium, "
+    "provided that you conspicuously and appropriately publish on each copy an appropriate copyright "
+    "notice. You may charge any price or no price for each copy that you convey, and you may offer "
+    "support or warranty protection for a fee."
+)
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_wrapped_paragraphs_are_rejoined_and_sentences_are_whole(tmp_path):
+    text = "\n\n".join([wrapped(AGGREGATE), wrapped(CONVEY)]) + "\n"
+    doc = parse_file(write(tmp_path, "licence.txt", text))
+    assert [block.text for block in doc.blocks] == [AGGREGATE, CONVEY]
+    spans = sentences.split(doc.blocks[1].text)
+    assert [doc.blocks[1].text[a:b] for a, b in spans] == [
+        CONVEY[: CONVEY.index(" You may charge")], CONVEY[CONVEY.index("You may charge"):]]
+
+
+def test_text_written_a_paragraph_per_line_keeps_its_lines(tmp_path):
+    lines = [AGGREGATE, "Notes", CONVEY, AGGREGATE.upper(), "End of terms."]
+    doc = parse_file(write(tmp_path, "plain.txt", "\n".join(lines)))
+    assert [block.text for block in doc.blocks] == lines
+
+
+def test_lists_numbers_and_tables_keep_their_breaks(tmp_path):
+    intro = ("The work must carry prominent notices stating that it is\n"
+             "released under this License and any conditions added under section\n"
+             "7. This requirement modifies the requirement in section 4\n"
+             "to keep intact all notices.")
+    items = "\n".join(["You must give recipients:", "(a) a copy of this License;",
+                       "(b) notice of any changes you made; and", "(c) the source code."])
+    table = "Fee      Amount\nCopying  10 dollars\nPostage  2 dollars"
+    filler = "\n\n".join(wrapped(CONVEY, 60) for _ in range(3))
+    doc = parse_file(write(tmp_path, "terms.txt", "\n\n".join([intro, items, table, filler])))
+    texts = [block.text for block in doc.blocks]
+    assert texts[0] == " ".join(intro.split())  # "section\n7. This" is one sentence
+    assert texts[1:5] == ["You must give recipients:", "(a) a copy of this License;",
+                          "(b) notice of any changes you made; and", "(c) the source code."]
+    assert texts[5] == table
+
+
+def test_hyphen_at_a_line_end_is_undone_only_for_words_the_text_uses(tmp_path):
+    body = ("The manual covers installation of the software on every supported system and explains "
+            "well-known settings.")
+    text = "\n".join([
+        "The installation guide explains the steps needed on a new computer for the soft-",
+        "ware to start, and which packages the instal-",
+        "lation needs before the first run of the program on a computer that is well-",
+        "known to its owner.",
+    ]) + "\n\n" + "\n\n".join(wrapped(body) for _ in range(3))
+    doc = parse_file(write(tmp_path, "guide.txt", text))
+    first = doc.blocks[0].text
+    assert "the software to start" in first and "the installation needs" in first
+    assert "is well-known to its owner." in first
+    assert "\n" not in first
+
+
+def test_markdown_paragraphs_are_rejoined_and_code_is_kept(tmp_path):
+    code = "```\nmake install\nmake check\n```"
+    text = "# Building\n\n" + wrapped(CONVEY) + "\n\n" + code + "\n\n" + wrapped(AGGREGATE) + "\n"
+    doc = parse_file(write(tmp_path, "build.md", text))
+    assert [block.text for block in doc.blocks] == ["Building", CONVEY, code, AGGREGATE]
+
+
+CLAUSES = [
+    ("Definitions.", "In this agreement the Supplier is the party that delivers the goods and the "
+     "Buyer is the party that pays for them under the terms below."),
+    ("Delivery of Goods to the Premises of the Buyer Named in the Order Form Above.",
+     "The Supplier delivers the goods to the premises named in the order within thirty days of the "
+     "order and bears the risk of loss until the goods are received."),
+    ("Payment.", "The Buyer pays each invoice within forty-five days of receiving it, by bank "
+     "transfer to the account the Supplier names on the invoice."),
+    ("Warranty.", "The Supplier warrants that the goods are free of defects in material and "
+     "workmanship for twelve months after delivery."),
+]
+
+
+@pytest.mark.parametrize("indent", ["", "   "])
+def test_numbered_run_in_headings_in_sequence_are_found(tmp_path, indent):
+    parts = ["SUPPLY AGREEMENT"]
+    for number, (title, body) in enumerate(CLAUSES, start=1):
+        head = f"{number}. {title}"
+        if number % 2:  # a run-in title: the clause's first sentence
+            parts.append(wrapped(f"{head} {body}", 72, indent))
+        else:  # a title on a line of its own, over eight words here
+            parts.append(indent + head)
+            parts.append(wrapped(body, 72, indent))
+    root, source = structure_document(parse_file(write(tmp_path, "supply.txt", "\n\n".join(parts) + "\n")))
+    assert source == "text"
+    assert [node.title for node in sections(root)] == [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]
+    for node, (_, body) in zip(sections(root), CLAUSES):
+        assert [leaf.text for leaf in leaves(node)] == [body]
+
+
+def test_numbers_out_of_sequence_stay_body_text(tmp_path):
+    steps = [wrapped(f"{n}. {part}. Check the {part.lower()} and note the reading in the log before the "
+                     "next step of the procedure is started by the operator on duty.")
+             for n, part in [(1, "Pressure"), (5, "Valves"), (2, "Pumps")]]
+    root, _ = structure_document(parse_file(write(tmp_path, "steps.txt", "\n\n".join(steps))))
+    assert [node.title for node in sections(root)] == ["1. Pressure.", "2. Pumps."]
+    assert any("5. Valves. Check the valves" in leaf.text for leaf in leaves(sections(root)[0]))
+
+
+LICENCES = Path("/usr/share/common-licenses")
+
+
+@pytest.mark.parametrize("name, numbers", [("GPL-3", range(0, 18)), ("Apache-2.0", range(1, 10))])
+def test_real_licence_sections_and_paragraphs(name, numbers):
+    path = LICENCES / name
+    if not path.is_file():
+        pytest.skip(f"{path} is not on this machine (Debian's base-files ships it)")
+    root, source = structure_document(parse_file(path))
+    assert source == "text"
+    numbered = [node.title for node in sections(root) if node.title[:1].isdigit()]
+    assert [int(title.split(".")[0]) for title in numbered] == list(numbers)
+    body = [leaf.text for leaf in leaves(root)]
+    assert not any(" an\naggregate" in text or "of this License; and\n" in text for text in body)
