@@ -45,3 +45,14 @@ def _escape(match: re.Match) -> str:
         return _SHORT_ESCAPES[char]
     code = ord(char)
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+# Document text printed to a terminal keeps its line breaks and tabs; other controls and the
+# bidirectional overrides (which can make a quote read differently from what is stored) are escaped.
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u061c\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def for_terminal(text: str, stream) -> str:
+    """`text` as printed on `stream`: escaped on a terminal, unchanged when piped (exact text)."""
+    isatty = getattr(stream, "isatty", None)
+    return _TERMINAL_UNSAFE.sub(_escape, text) if isatty is not None and isatty() else text

@@ -15,6 +15,7 @@ from longqa.cli.question import read_question
 from longqa.cli.models import EmbedModelOption, EmbedUrlOption, LlmUrlOption, ModelOption, option_value
 from longqa.cli.settings_options import SetOption, SettingsFileOption, settings_from
 from longqa.errors import EXIT_NO_EVIDENCE, EXIT_OK, LongqaError
+from longqa.names import for_terminal
 from longqa.ask.settings import DEFAULTS
 
 SEARCH = DEFAULTS.search
@@ -144,7 +145,7 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, no_s
     out = sys.stdout
     if streaming and stream.refined.found:
         for piece in stream:
-            out.write(piece)
+            out.write(for_terminal(piece, out))
             out.flush()
         out.write("\n")
     else:
@@ -158,7 +159,7 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, no_s
         print_json(result.as_json())
     elif result.found:
         if not streaming:
-            out.write((result.answer or "") + "\n")
+            out.write(for_terminal(result.answer or "", out) + "\n")
         print_sources(result, _paged(store, result.passages))
     elif result.refined.found and not streaming:
         out.write((result.answer or "") + "\n")

@@ -9,6 +9,7 @@ from rich.table import Table
 from longqa.ask.answer.citations import source_lines
 from longqa.ask.answer.grounded import quote_of
 from longqa.ask.result import AskResult, Refined
+from longqa.names import for_terminal
 from longqa.ask.settings import AskSettings
 from longqa.cli.app import console_err
 
@@ -25,11 +26,11 @@ def print_sources(result: AskResult, paged: set[int] | None = None) -> None:
         out.write(f"\nUnsure (confidence {grounding.confidence:.2f}). Other candidates:\n")
         for candidate in grounding.alternatives:
             quote = quote_of(candidate.sentence)
-            out.write(f"  {candidate.text} [{quote.passage.n}] ({candidate.probability:.2f})\n")
+            out.write(for_terminal(f"  {candidate.text} [{quote.passage.n}] ({candidate.probability:.2f})\n", out))
             _print_quote(quote, paged, indent="  ")
     out.write("\nSources:\n")
     for line in source_lines(result.passages, result.cited, paged=paged):
-        out.write(f"  {line}\n")
+        out.write(for_terminal(f"  {line}\n", out))
     out.flush()
 
 
@@ -39,12 +40,13 @@ def _print_quote(quote, paged: set[int] | None, indent: str = "") -> None:
     if paged is None or p.doc_id in paged:
         where = f"{where}, {quote.pages}"
     text = " ".join(quote.text.split())
-    sys.stdout.write(f"\n{indent}  \u201c{text}\u201d\n{indent}    [{p.n}] {where}\n")
+    shown = f"\n{indent}  \u201c{text}\u201d\n{indent}    [{p.n}] {where}\n"
+    sys.stdout.write(for_terminal(shown, sys.stdout))
 
 
 def print_context(refined: Refined) -> None:
     """The numbered passages exactly as the generator would see them, for piping elsewhere."""
-    sys.stdout.write(refined.context + "\n")
+    sys.stdout.write(for_terminal(refined.context, sys.stdout) + "\n")
     sys.stdout.flush()
 
 
