@@ -19,7 +19,7 @@ import re
 import time
 from pathlib import Path
 
-from longqa.ask import sentences
+from longqa.text import sentences
 from longqa.parse import parse_file
 from longqa.structure.tree import leaves, sections
 from longqa.structure.tree_source import structure_document

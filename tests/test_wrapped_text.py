@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from longqa.ask import sentences
+from longqa.text import sentences
 from longqa.parse import parse_file
 from longqa.structure.tree import leaves, sections
 from longqa.structure.tree_source import structure_document
