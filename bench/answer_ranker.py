@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from longqa.ask.answer import choose  # noqa: E402
-from longqa.ask.answer.features import FEATURES, MODEL_FEATURES  # noqa: E402
+from longqa.ask.answer.features import FEATURES, MODEL_FEATURES, TYPED  # noqa: E402
 from longqa.eval.metrics import token_f1  # noqa: E402
 
 RIGHT = 0.5  # token F1 from which a candidate counts as right
@@ -135,6 +135,10 @@ def load_questions(path: Path) -> list[dict]:
     rows = [json.loads(line) for line in open(path, encoding="utf-8")]
     for row in rows:
         for c in row["candidates"]:
+            # a feature added after the candidates were collected, computed from what they hold
+            if "draft_agrees_typed" not in c["features"]:
+                typed = row["want"] in TYPED
+                c["features"]["draft_agrees_typed"] = c["features"].get("draft_agrees", 0.0) if typed else 0.0
             c["f1"] = 0.0 if c["kind"] == "none" else token_f1(c["text"], row["golds"])
             c["x"] = np.array([c["features"].get(n, 0.0) for n in ALL], dtype=np.float64)
     return rows

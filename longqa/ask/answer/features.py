@@ -126,6 +126,15 @@ def draft_agrees(c: Candidate, ev: Evidence) -> float:
     return agreement(c.text, ev.draft)
 
 
+TYPED = ("quantity", "date", "month", "duration", "frequency")
+
+
+def draft_agrees_typed(c: Candidate, ev: Evidence) -> float:
+    """The draft's vote where the question wants a figure, a date or a duration: a small model's
+    reading of numbers is weaker than of names, so this vote may count differently."""
+    return draft_agrees(c, ev) if ev.asked.want in TYPED else 0.0
+
+
 def from_draft(c: Candidate, ev: Evidence) -> float:
     return float(c.source == "draft")
 
@@ -233,6 +242,7 @@ FEATURES: dict[str, tuple[Callable[[Candidate, Evidence], float], str]] = {
     "frequency": (frequency, "a value the context says in several sentences"),
     "length": (length, "answers are short; long phrases rarely are one"),
     "draft_agrees": (draft_agrees, "the model's own short answer, as a vote"),
+    "draft_agrees_typed": (draft_agrees_typed, "the same vote when a figure, date or duration is asked"),
     "from_draft": (from_draft, "the model's draft as it stands word for word in a sentence"),
     "model_logprob": (model_logprob, "the model's mean log-probability of copying it after the question"),
     "model_share": (model_share, "the model's probability among the shortlist"),
