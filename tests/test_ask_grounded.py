@@ -170,8 +170,12 @@ def test_no_answer_when_nothing_fits_and_the_model_says_so(power_db):
 
     pipeline = make_pipeline(power_db, FakeGenerator(choose=prefer_no_answer))
     result = pipeline.answer("Who designed the power plant?")  # the documents name nobody
-    assert result.answer == grounded.NO_ANSWER and result.quotes == []
-    assert result.grounding.mode == "none"
+    # "The documents do not say." is on every shortlist, and the model's vote for it is read
+    none = next(c for c in result.grounding.pool if c.kind == "none")
+    assert none.features["model_logprob"] == max(c.features["model_logprob"] for c in result.grounding.pool)
+    assert "The documents do not say." in {c["text"] for c in result.grounding.candidates}
+    if result.answer == grounded.NO_ANSWER:  # when it wins, nothing is quoted
+        assert result.quotes == [] and result.grounding.mode == "none"
 
 
 def test_yes_no_candidates_carry_the_word_rule_s_verdict_and_a_quote_that_agrees(power_db):
@@ -627,10 +631,12 @@ def test_a_verdict_on_two_joined_names_needs_a_sentence_about_each(tmp_path):
     says_yes = FakeGenerator(choose=lambda prompt, labels: next((l for l in labels if "Yes" in l), None))
     says_yes.name = "gemma-3-270m-fake"  # its verdict is measured at chance: the rule decides
     pipeline = make_pipeline(db, says_yes)
-    no = pipeline.answer("Are both Cypress and Ajuga a genus?")
-    assert no.answer.startswith("No [") and "Cypress is the common name" in no.quotes[0].text
-    yes = pipeline.answer("Are both Huernia and Ajuga described as a genus?")
-    assert yes.answer.startswith("Yes [")
+    def rule(question):  # the word rule's verdict, a feature the ranker reads
+        result = pipeline.answer(question)
+        return next(c.text for c in result.grounding.pool if c.kind == "yesno" and c.features["verdict_rule"])
+
+    assert rule("Are both Cypress and Ajuga a genus?") == "No"
+    assert rule("Are both Huernia and Ajuga described as a genus?") == "Yes"
     assert grounded.joined_names(read("Are the Laleli Mosque and Esma Sultan Mansion in the same neighborhood?")) is None
     assert grounded.joined_names(read("Are Freakonomics and In the Realm of the Hackers both American documentaries?")) == (
         "Freakonomics", "In the Realm of the Hackers")
