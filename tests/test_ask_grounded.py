@@ -380,8 +380,8 @@ def test_how_many_questions_prefer_the_quantity_of_what_they_count():
         defined = [c.text for c in spans.candidates(sentence) if spans.defines(c, sentence, head)]
         assert defined == [answer], defined
     # "supplies" meets "supply" and "treated" meets "treat" when words are matched by stem
-    assert grounded._stem("supplies") == grounded._stem("supply")
-    assert grounded._stem("treated") == grounded._stem("treat")
+    assert grounded.word_stem("supplies") == grounded.word_stem("supply")
+    assert grounded.word_stem("treated") == grounded.word_stem("treat")
 
 
 def test_a_quantity_question_prefers_the_measure_it_names():

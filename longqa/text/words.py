@@ -48,3 +48,9 @@ def content_terms(text: str) -> list[str]:
         if year:
             seen.setdefault(year.group(1), None)
     return list(seen)
+
+
+def overlap(claim: str, source: str) -> float:
+    """Share of the claim's content words (stopwords aside) that the source contains."""
+    mine = {w for w in words(claim) if w not in STOPWORDS}
+    return len(mine & set(words(source))) / len(mine) if mine else 0.0

@@ -94,7 +94,7 @@ def spans_of(sentence: Sentence, asked: Asked) -> list[Candidate]:
 
 def pooled(candidates: list[Candidate]) -> list[Candidate]:
     """One candidate per text (case-insensitive), the first offered kept: candidates come from the
-    best sentences first. How many sentences say a text is a feature (frequency), counted there."""
+    best sentences first (how many sentences say a text is the `frequency` feature)."""
     pool: dict[str, Candidate] = {}
     for candidate in candidates:
         pool.setdefault(candidate.text.lower(), candidate)

@@ -19,9 +19,10 @@ from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import features, fields, grounded, tables
 from longqa.ask.answer import ranker as ranking
 from longqa.ask.answer.candidates import Candidate, pooled, spans_of
-from longqa.ask.answer.focus import Sentence
+from longqa.ask.answer.focus import TYPED, Sentence
 from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
 from longqa.ask.settings import in_effect
+from longqa.text.words import overlap
 
 
 def choose_short(generator, asked: Asked, focused: list[Sentence], prompt: str,
@@ -43,8 +44,7 @@ def choose_short(generator, asked: Asked, focused: list[Sentence], prompt: str,
     ranker = ranker or ranking.load(Path(settings.ranker_weights) if settings.ranker_weights else ranking.WEIGHTS_FILE)
     ranked = sorted(focused, key=lambda s: -s.score)[:settings.candidate_sentences]
     draft = "" if asked.want == "yesno" else grounded.draft_answer(
-        generator, prompt, settings.draft_tokens_typed if asked.want not in ("any", "name", "option")
-        else settings.draft_tokens)
+        generator, prompt, settings.draft_tokens_typed if asked.want in TYPED else settings.draft_tokens)
     ev = features.Evidence(asked, ranked, context, draft, list(bridges))
     pool = offered(ev)
     features.read_embeddings(pool, ev, embedder)
@@ -84,7 +84,7 @@ def offered(ev: features.Evidence) -> list[Candidate]:
     for text in options:
         support = ev.dated[text][1] if text in ev.dated else grounded.best_support(text, ev.ranked)
         found.append(Candidate(text, "option", support, source="option"))
-        named = named and support is not None and features.overlap(text, support.text) >= 0.99
+        named = named and support is not None and overlap(text, support.text) >= 0.99
     if not named:  # the options the question offers, when sentences name each, are the only answers
         for sentence in ev.ranked:
             found += spans_of(sentence, asked)

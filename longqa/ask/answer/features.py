@@ -21,9 +21,9 @@ from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import focus, kinds, spans
 from longqa.ask.answer.candidates import Candidate
 from longqa.ask.answer.focus import Sentence
+from longqa.ask.answer.grounded import word_stem
 from longqa.ask.settings import in_effect
-from longqa.text.stems import short_stem
-from longqa.text.words import STOPWORDS, content_terms, words
+from longqa.text.words import STOPWORDS, content_terms, overlap, words
 
 
 @dataclass
@@ -48,20 +48,16 @@ class Evidence:
         self.rank = {id(s): i for i, s in enumerate(self.ranked)}
         stems: dict[str, set[str]] = {}
         for term in self.asked.terms:
-            stems.setdefault(_stem(term), set()).add(term)
+            stems.setdefault(word_stem(term), set()).add(term)
         self.stems = stems
         # A multi-hop question's answer stands near what its later hop asks, not near the words its
         # first hop already found: nearness counts the question words the first hop's sentence lacks.
         start = next((s for s in self.context if s.first_hop), None) if self.bridges else None
-        said = {_stem(w) for w in words(start.text)} if start is not None else set()
+        said = {word_stem(w) for w in words(start.text)} if start is not None else set()
         self.near_stems = {k: v for k, v in stems.items() if k not in said} or stems
         self.bridge_words = [set(words(entity)) for entity in self.bridges]
         self.bridge_own = set().union(*self.bridge_words) - STOPWORDS if self.bridge_words else set()
         self.lowered = [s.text.lower() for s in self.ranked]
-
-
-def _stem(word: str) -> str:
-    return short_stem(word, in_effect().answer.stem_chars)
 
 
 # -- general features ---------------------------------------------------------------------------
@@ -126,7 +122,7 @@ def draft_agrees(c: Candidate, ev: Evidence) -> float:
     return agreement(c.text, ev.draft)
 
 
-TYPED = ("quantity", "date", "month", "duration", "frequency")
+TYPED = focus.TYPED
 
 
 def draft_agrees_typed(c: Candidate, ev: Evidence) -> float:
@@ -322,7 +318,7 @@ def question_words(stems: dict[str, set[str]], sentence: str) -> list[tuple[int,
     the word itself, `answer.stem_only` for a match by stem alone."""
     found = []
     for m in re.finditer(r"[^\W_]+", sentence):
-        stem = _stem(m.group())
+        stem = word_stem(m.group())
         if stem in stems:
             found.append((m.start(), stem, 1.0 if m.group().lower() in stems[stem] else in_effect().answer.stem_only))
     return found
@@ -371,12 +367,6 @@ def agreement(candidate: str, draft: str) -> float:
         return 0.0
     precision, recall = common / len(a), common / len(b)
     return 2 * precision * recall / (precision + recall)
-
-
-def overlap(claim: str, source: str) -> float:
-    """Share of the claim's content words that the source contains."""
-    mine = {w for w in words(claim) if w not in STOPWORDS}
-    return len(mine & set(words(source))) / len(mine) if mine else 0.0
 
 
 def vector(candidate: Candidate, names: list[str]) -> np.ndarray:

@@ -178,7 +178,8 @@ def render(chosen: list[Sentence]) -> str:
 
 
 # Answer kinds a sentence can be checked for: a "when" question's sentence holds a date.
-_TYPED = ("date", "month", "quantity", "duration", "frequency")
+# The answer kinds a figure, a date or a duration answers (rules know them better than a small model).
+TYPED = ("date", "month", "quantity", "duration", "frequency")
 
 
 def raise_fitting(question: str, found: list[Sentence], weight: float) -> None:
@@ -187,7 +188,7 @@ def raise_fitting(question: str, found: list[Sentence], weight: float) -> None:
     without one cannot answer it, however many of the question's words it says (answer-type
     matching, as factoid QA systems have long done)."""
     want = spans.wanted(spans.question_core(question))
-    if weight <= 0 or want not in _TYPED or not found:
+    if weight <= 0 or want not in TYPED or not found:
         return
     top = max(s.score for s in found)
     if top <= 0:

@@ -21,7 +21,7 @@ from longqa.ask.answer.citations import strip_markers
 from longqa.ask.context import Passage, page_span, section_of
 from longqa.ask.settings import in_effect
 from longqa.text.stems import short_stem
-from longqa.text.words import STOPWORDS, content_terms, words
+from longqa.text.words import STOPWORDS, content_terms, overlap, words
 from longqa.structure.tree import Node
 
 NO_ANSWER = "The documents do not say."
@@ -105,7 +105,7 @@ def verdict_rule(asked: Asked, sentences: list[focus.Sentence],
     pair = joined_names(asked)
     if pair and context:
         return _each_named(pair, stems, list(context))
-    said = [{_stem(w) for w in words(s.text)} & stems for s in sentences]
+    said = [{word_stem(w) for w in words(s.text)} & stems for s in sentences]
     best = max(range(len(sentences)), key=lambda i: (len(said[i]), sentences[i].score))
     covered = set().union(*said) == stems
     return ("Yes" if covered and not _NEGATION.search(sentences[best].text) else "No"), sentences[best]
@@ -123,7 +123,7 @@ def verdict_quote(verdict: str, asked: Asked, sentences: list[focus.Sentence]) -
     agreeing = [s for s in sentences if bool(_NEGATION.search(s.text)) == (verdict == "No")]
     if not agreeing:
         return None
-    return max(agreeing, key=lambda s: (len({_stem(w) for w in words(s.text)} & stems), s.score))
+    return max(agreeing, key=lambda s: (len({word_stem(w) for w in words(s.text)} & stems), s.score))
 
 
 def joined_names(asked: Asked) -> tuple[str, str] | None:
@@ -253,8 +253,8 @@ def _each_named(pair: tuple[str, str], stems: set[str], context: list[focus.Sent
                 ) -> tuple[str, focus.Sentence | None]:
     """"Yes" when, for each name, a sentence naming it says every question stem not in the names
     and is not negated; the sentence deciding it (the one that fails, else the first name's)."""
-    name_stems = {_stem(w) for name in pair for w in words(name)}
-    asked = stems - name_stems - {_stem(w) for w in _FRAMING} or stems - name_stems
+    name_stems = {word_stem(w) for name in pair for w in words(name)}
+    asked = stems - name_stems - {word_stem(w) for w in _FRAMING} or stems - name_stems
     chosen: list[focus.Sentence | None] = []
     verdicts = []
     for name in pair:
@@ -262,7 +262,7 @@ def _each_named(pair: tuple[str, str], stems: set[str], context: list[focus.Sent
         about = [s for s in context if own and len(own & set(words(s.text))) >= max(1, len(own) / 2)]
         if not about:
             return "No", None
-        said = [({_stem(w) for w in words(s.text)} & asked, s) for s in about]
+        said = [({word_stem(w) for w in words(s.text)} & asked, s) for s in about]
         best_said, best = max(said, key=lambda x: (len(x[0]), x[1].score))
         chosen.append(best)
         verdicts.append(best_said == asked and not _NEGATION.search(best.text))
@@ -286,7 +286,7 @@ def by_dates(asked: Asked, options: list[str], sentences: list[focus.Sentence]) 
     for option in options:
         best = None
         for sentence in sentences:
-            if _overlap(option, sentence.text) < 0.99:
+            if overlap(option, sentence.text) < 0.99:
                 continue
             year = _year_after(option, sentence.text)
             if year is not None and (best is None or sentence.score > best[1].score):
@@ -355,9 +355,9 @@ def choose_letter(generator, question, letters, focused, prompt) -> tuple[str, G
     shortlist = []
     for (letter, text), probability in zip(listed, probabilities):
         support = best_support(text, focused)
-        overlap = _overlap(text, support.text) if support else 0.0
-        shortlist.append(_Candidate(f"({letter}) {text}", "letter", support, overlap, probability,
-                                    overlap + in_effect().answer.w_model * probability))
+        said = overlap(text, support.text) if support else 0.0
+        shortlist.append(_Candidate(f"({letter}) {text}", "letter", support, said, probability,
+                                    said + in_effect().answer.w_model * probability))
     shortlist.sort(key=lambda c: -c.final)
     winner = shortlist[0]
     grounding = Grounding(mode="letter", candidates=[_as_dict(c) for c in shortlist], focused=focused)
@@ -416,7 +416,8 @@ def _model_probabilities(generator, prompt: str, options: list[str], max_tokens:
     return [w / total for w in weights]
 
 
-def _stem(word: str) -> str:
+def word_stem(word: str) -> str:
+    """A word's short stem as the answer stage compares question and sentence words."""
     return short_stem(word, in_effect().answer.stem_chars)
 
 
@@ -424,23 +425,14 @@ def _question_stems(question: str) -> dict[str, set[str]]:
     """The question's content words by stem."""
     stems: dict[str, set[str]] = {}
     for term in content_terms(question):
-        stems.setdefault(_stem(term), set()).add(term)
+        stems.setdefault(word_stem(term), set()).add(term)
     return stems
 
 
 def best_support(text: str, sentences: list[focus.Sentence]) -> focus.Sentence | None:
-    scored = [(_overlap(text, s.text), s.score, s) for s in sentences]
+    scored = [(overlap(text, s.text), s.score, s) for s in sentences]
     scored = [t for t in scored if t[0] > 0]
     return max(scored, key=lambda t: (t[0], t[1]))[2] if scored else None
-
-
-def _overlap(claim: str, source: str) -> float:
-    """Share of the claim's content words that the source contains."""
-    mine = {w for w in words(claim) if w not in STOPWORDS}
-    if not mine:
-        return 0.0
-    theirs = set(words(source))
-    return len(mine & theirs) / len(mine)
 
 
 def _as_dict(c: _Candidate) -> dict:
@@ -480,8 +472,8 @@ def trace(answer: str, focused: list[focus.Sentence]) -> list[Quote]:
         claim = strip_markers(claim)
         if not claim:
             continue
-        best = max(focused, key=lambda s: (_overlap(claim, s.text), s.score), default=None)
-        if best is None or _overlap(claim, best.text) < in_effect().answer.min_trace_overlap:
+        best = max(focused, key=lambda s: (overlap(claim, s.text), s.score), default=None)
+        if best is None or overlap(claim, best.text) < in_effect().answer.min_trace_overlap:
             continue
         key = (best.leaf.id, best.start)
         if key not in seen:

@@ -37,7 +37,7 @@ def summarise(asked: Asked, sentences: list[Sentence]) -> tuple[str, Grounding]:
     chosen: list[int] = []
     while len(chosen) < min(size, len(pool)):
         def marginal(i: int) -> float:
-            redundancy = max((_overlap(bags[i], bags[j]) for j in chosen), default=0.0)
+            redundancy = max((_jaccard(bags[i], bags[j]) for j in chosen), default=0.0)
             return (1 - trade) * value[i] / 2 - trade * redundancy
         chosen.append(max((i for i in range(len(pool)) if i not in chosen), key=marginal))
     points = sorted((pool[i] for i in chosen), key=lambda s: s.order)
@@ -61,10 +61,10 @@ def in_section(sentences: list[Sentence], number: str) -> list[Sentence]:
     return inside or sentences
 
 
-def _overlap(a: set[str], b: set[str]) -> float:
+def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
 def _mean_overlap(bag: set[str], bags: list[set[str]]) -> float:
-    others = [_overlap(bag, other) for other in bags if other is not bag]
+    others = [_jaccard(bag, other) for other in bags if other is not bag]
     return sum(others) / len(others) if others else 0.0
