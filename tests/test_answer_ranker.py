@@ -113,3 +113,12 @@ def test_the_shipped_weights_were_fitted_not_written():
     assert set(table["final"]["weights"]) <= set(FEATURES) and set(table["prior"]["weights"]) <= set(FEATURES)
     loaded = ranker.load()
     assert loaded.threshold == table["threshold"] and len(loaded.features) >= 3
+
+
+def test_a_weights_file_that_is_not_one_is_a_one_line_error(tmp_path):
+    from longqa.errors import LongqaError
+
+    broken = tmp_path / "weights.json"
+    broken.write_text('{"prior": {}}')
+    with pytest.raises(LongqaError, match="weights.json: not an answer ranker weights file"):
+        ranker.load(broken)

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from longqa.ask.answer.candidates import Candidate
+from longqa.errors import LongqaError
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker.json")
 
@@ -79,5 +80,9 @@ def from_dict(table: dict) -> Ranker:
 
 @lru_cache(maxsize=4)
 def load(path: Path = WEIGHTS_FILE) -> Ranker:
-    """The shipped ranker (read once per process)."""
-    return from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    """The shipped ranker, or another weights file (read once per process); a file that cannot be
+    read as one is a one-line error naming it."""
+    try:
+        return from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise LongqaError(f"{path}: not an answer ranker weights file ({type(exc).__name__}: {exc})") from None
