@@ -45,6 +45,17 @@ def test_section_numbers_enumerators_and_cells_are_told_from_body_figures(tmp_pa
     assert "14" in {c["text"] for c in result.grounding.candidates}  # on the shortlist the model reads
 
 
+def test_only_text_before_the_first_section_is_the_documents_opening(tmp_path):
+    # A report's cover date stands before its first section; a date inside a section is body text,
+    # however short the document.
+    report = ("Annual Maintenance Report, issued 3 March 2021.\n\n"
+              "## 1. Inspections\n\nThe boiler was inspected on 12 May 2020 and passed.\n")
+    result = answer(tmp_path, {"report.md": report}, "When was the boiler inspected?")
+    kinds = {c.text: c.structure for c in result.grounding.pool}
+    assert kinds.get("12 May 2020") == "body"
+    assert kinds.get("3 March 2021") == "opening"
+
+
 @pytest.mark.parametrize("question, verdict, said", [
     ("Can an inline snippet have a frame?", "No", "cannot"),
     ("Can a listing have line numbers?", "Yes", "line numbers"),

@@ -29,7 +29,6 @@ _CODE = re.compile(
     r"|`[^`\n]{1,60}`")
 # A number that opens a line and numbers it: "6.", "2.5", "(3)", "1)".
 _NUMBER_LABEL = re.compile(r"\(?\d{1,3}(?:\.\d{1,3})*[.)]?")
-_OPENING_CHARS = 1500  # a leaf starting this early in its document is on its opening page
 _HEADING_WORDS = 12
 
 
@@ -75,7 +74,9 @@ def structure_of(text: str, sentence: Sentence | None, start: int) -> str:
         return "number_label"
     if len(line.split()) <= _HEADING_WORDS and not line.rstrip().endswith((".", "?", "!", ":", ";", ",")):
         return "heading"
-    if sentence.leaf.char_start < _OPENING_CHARS and sentence.leaf.page_start <= 1:
+    # Text standing directly under the document, before its first section, on its first page: a
+    # title page, a letterhead, a contract's parties and date.
+    if sentence.leaf.depth <= 1 and sentence.leaf.page_start <= 1:
         return "opening"
     return "body"
 
