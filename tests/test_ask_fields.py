@@ -4,9 +4,9 @@ UDA evaluation's "Supreme Court of the United States" PDF as the PDF parser stor
 
 from __future__ import annotations
 
+from longqa.ask.analysis.asked import read
 from longqa.ask.answer import fields
 from longqa.ask.answer import focus
-from longqa.ask.answer import spans
 from longqa.ask.context import Passage
 from longqa.tree_types import Node
 
@@ -38,7 +38,7 @@ def context(*texts: str, adjacent: bool = False) -> list[focus.Sentence]:
 
 
 def matched(question: str, *texts: str, adjacent: bool = False) -> list[str]:
-    found = fields.match(question, context(*texts, adjacent=adjacent), spans.wanted(question))
+    found = fields.match(read(question), context(*texts, adjacent=adjacent))
     return [] if found is None else [found[1].text]
 
 
@@ -102,5 +102,5 @@ def test_a_tight_budget_keeps_the_field_that_answers(tmp_path, monkeypatch):
         return "\n".join(p.text for p in refined.passages)
 
     assert "9, by statute" in context_text() and "Number of positions" in context_text()
-    monkeypatch.setattr(fields, "raise_match", lambda question, found: None)
+    monkeypatch.setattr(fields, "raise_match", lambda asked, found: None)
     assert "9, by statute" not in context_text()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from longqa.ask.analysis.asked import read
 from longqa.ask.answer import ranker
 
 from longqa.ask import Pipeline
@@ -130,7 +131,7 @@ def test_second_hop_takes_the_name_of_the_kind_the_question_describes(tmp_path, 
     refined = Pipeline(db, None, embedder, budget=2000).retrieve_context(question)
     found = focus.context_sentences(refined.passages)
     focus.score(question, found, embedder)
-    assert hops.second_hop(question, found, embedder)[0] == "Mississippi"
+    assert hops.second_hop(read(question), found, embedder)[0] == "Mississippi"
     assert "1817" in max(found, key=lambda s: s.score).text
 
 

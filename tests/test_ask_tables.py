@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from longqa.ask.analysis.asked import read
 from longqa.ask.answer import focus
 from longqa.ask.answer import tables
 from longqa.ask.context import Passage
@@ -86,7 +87,7 @@ def context(*tables_with_scores: tuple[str, float]) -> list[focus.Sentence]:
 
 
 def answer(question: str, *tables_with_scores: tuple[str, float]) -> tables.Computed | None:
-    return tables.compute(question, context(*tables_with_scores))
+    return tables.compute(read(question).arithmetic, context(*tables_with_scores))
 
 
 def test_the_row_comes_from_the_passage_retrieval_ranked_best():

@@ -3,6 +3,7 @@ stores: the budget holds, every kept sentence is the stored text, and quotes sta
 
 import pytest
 
+from longqa.ask.analysis.asked import read
 from longqa import tokens
 from tests.ask_support import build_store, films_corpus, make_pipeline, reactor_handbook
 from tests.fakes import FakeEmbedder, FakeGenerator
@@ -92,7 +93,7 @@ def test_the_search_s_bridge_query_raises_the_second_hop_sentence(tmp_path, db_p
 
     def rank(with_queries: list[str]) -> int:
         found = focus.context_sentences(pool.passages)
-        excerpt.score_with_search(question, found, FakeEmbedder(), queries=with_queries,
+        excerpt.score_with_search(read(question), found, FakeEmbedder(), queries=with_queries,
                                   leaf_scores=pool.leaf_scores, leaf_weight=0.3)
         order = sorted(found, key=lambda s: -s.score)
         return next(i for i, s in enumerate(order) if "Tromso" in s.text)
@@ -123,7 +124,7 @@ def test_a_sentence_holding_the_kind_of_answer_asked_for_is_raised(tmp_path, db_
     for question, raised in (("When did the plant open?", True), ("Who opened the plant?", False)):
         for sentence in found:
             sentence.score = 1.0
-        focus.raise_fitting(question, found, 0.3)
+        focus.raise_fitting(read(question), found, 0.3)
         dated = next(s for s in found if "1998" in s.text)
         other = next(s for s in found if "1998" not in s.text)
         assert other.score == 1.0

@@ -147,14 +147,14 @@ class Pipeline:
     def _excerpt(self, refined: Refined, pool: int) -> None:
         """Cut the `pool`-token context to its best sentences under the budget (ask/excerpt.py)."""
         question, analysis, dense = refined.question, refined.analysis, self.retriever.uses_dense
-        want = analysis.asked.want if analysis.asked is not None else "any"
-        long_form = answer_settings(analysis.type, analysis.scope, want)[0]
+        asked = analysis.asked or read_asked(question)
+        long_form = answer_settings(analysis.type, analysis.scope, asked.want)[0]
         refined.passages = excerpt.excerpt(
-            question, refined.passages, self.budget, self.settings, leaf_scores=refined.leaf_scores,
+            asked, refined.passages, self.budget, self.settings, leaf_scores=refined.leaf_scores,
             embedder=self.retriever.embedder if dense else None,
             query_vector=self.retriever.embed(question) if dense else None,
             spread=analysis.type == "multi-source" or long_form, queries=excerpt.search_queries(refined.steps),
-            second_hop=hops.applies(question, analysis.type, long_form))
+            second_hop=hops.applies(asked, analysis.type, long_form))
         refined.steps.append({"step": len(refined.steps) + 1, "action": "excerpt", "searched_tokens": pool,
                               "tokens": refined.context_tokens})
 

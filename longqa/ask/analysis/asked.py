@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from longqa.ask.analysis import arithmetic, rules
+from longqa.ask.analysis.arithmetic import Arithmetic
 from longqa.text.words import STOPWORDS, content_terms, words
 
 _TIME_UNITS = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?|seconds?|days?|weeks?|months?|years?|decades?)\b", re.I)
@@ -252,6 +254,9 @@ _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b", re.I)
 _ASKS_PLACE = re.compile(r"\bwhere\b", re.I)
 
 
+_ASKS_AMOUNT = re.compile(r"\bhow (?:many|much)\b", re.I)
+
+
 _ASKS_COUNTRY = re.compile(r"\b(?:which|what)\s+(?:country|nation)\b", re.I)
 
 
@@ -287,8 +292,13 @@ class Asked:
     asks_year: bool = False
     asks_place: bool = False
     asks_country: bool = False
+    asks_amount: bool = False  # "how many", "how much"
     terms: tuple[str, ...] = ()  # content terms of the question, in order
     section: str = ""  # the section a question names by number ("section 3.2" -> "3.2")
+    core_want: str = "any"  # `want` of the core alone (a role-play lead-in can make the whole want a sentence)
+    bridged: bool = False  # describes what it asks through something else ("the state whose ...")
+    described: tuple[str, ...] = ()  # the nouns a bridged question describes its bridge by
+    arithmetic: Arithmetic | None = None  # the table operation it asks for (analysis/arithmetic.py)
 
     @property
     def words(self) -> list[str]:
@@ -298,16 +308,18 @@ class Asked:
 def read(question: str) -> Asked:
     """The `Asked` record of `question` (the only place the question's wording is parsed for it)."""
     question = " ".join(question.split())
-    want = wanted(question)
+    want, core = wanted(question), question_core(question)
     return Asked(
-        question=question, core=question_core(question), stem=question_stem(question), want=want,
+        question=question, core=core, stem=question_stem(question), want=want,
         letters=lettered_options(question), options=tuple(alternatives(question)),
         head=head_noun(question), counted=counted_noun(question),
         measure=asked_measure(question) if want in ("quantity", "any") else None,
         role=frozenset(asked_role(question)), actor=frozenset(asked_actor(question)), end=asked_end(question),
         asks_year=bool(_ASKS_YEAR.search(question)), asks_place=bool(_ASKS_PLACE.search(question)),
-        asks_country=bool(_ASKS_COUNTRY.search(question)), terms=tuple(content_terms(question)),
-        section=_section_named(question))
+        asks_country=bool(_ASKS_COUNTRY.search(question)),
+        asks_amount=bool(_ASKS_AMOUNT.search(question)), terms=tuple(content_terms(question)),
+        section=_section_named(question), core_want=wanted(core), bridged=rules.is_bridged(question),
+        described=tuple(rules.described_heads(core)), arithmetic=arithmetic.read(question))
 
 
 _SECTION = re.compile(r"\b(?:section|chapter|clause|part|article|appendix|annex|§)\s*(\d+(?:\.\d+)*|[A-Z])\b", re.I)

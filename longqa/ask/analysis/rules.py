@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from longqa.ask.analysis.asked import wanted
+from longqa.ask.analysis import asked  # each reads the other at call time only
 
 _ARITHMETIC = re.compile(
     r"\b(calculat\w*|compute[ds]?|ratio|percentage|percent|average|sum|total|how much|how many|"
@@ -125,4 +125,4 @@ def scope_prior(question: str) -> float | None:
     (LOCAL_SCOPE) for questions that want one short answer (_LOCAL_KINDS); None when no rule fires."""
     if _GLOBAL.search(question):
         return GLOBAL_SCOPE
-    return LOCAL_SCOPE if wanted(question) in _LOCAL_KINDS and not _PLURAL.search(question) else None
+    return LOCAL_SCOPE if asked.wanted(question) in _LOCAL_KINDS and not _PLURAL.search(question) else None

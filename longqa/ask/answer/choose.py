@@ -35,7 +35,7 @@ def choose_short(generator, asked: Asked, focused: list[Sentence], prompt: str,
     context = context or focused
     if asked.letters:
         return grounded.choose_letter(generator, asked.question, asked.letters, focused, prompt)
-    computed = tables.compute(asked.question, context)
+    computed = tables.compute(asked.arithmetic, context)
     if computed is not None:
         return grounded.computed_answer(computed, focused)
     if asked.want == "sentence" and focused:
@@ -93,7 +93,7 @@ def offered(ev: features.Evidence) -> list[Candidate]:
             text, sentence = copied
             at = sentence.text.find(text)
             found.append(Candidate(text, "phrase", sentence, at, at + len(text) if at >= 0 else -1, source="draft"))
-        hit = fields.match(asked.question, ev.context, asked.want)
+        hit = fields.match(asked, ev.context)
         if hit is not None:
             ev.field_text = hit[1].text
             found.append(Candidate(hit[1].text, hit[1].kind, hit[0].value, hit[1].start, hit[1].end, source="field"))

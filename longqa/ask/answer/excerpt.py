@@ -23,7 +23,7 @@ from longqa import tokens
 from longqa.ask.answer import fields
 from longqa.ask.answer import focus
 from longqa.ask.answer import hops
-from longqa.ask.answer import spans
+from longqa.ask.analysis.asked import Asked
 from longqa.ask.context import Passage, section_of
 from longqa.ask.settings import SearchSettings
 
@@ -39,7 +39,7 @@ def search_budget(budget: int, settings: SearchSettings) -> int:
     return budget
 
 
-def excerpt(question: str, passages: list[Passage], budget: int, settings: SearchSettings, *,
+def excerpt(asked: Asked, passages: list[Passage], budget: int, settings: SearchSettings, *,
             leaf_scores: dict[int, float] | None = None, embedder=None, query_vector=None,
             spread: bool = False, queries: list[str] | None = None, second_hop: bool = False) -> list[Passage]:
     """The passages cut to `budget` tokens, one per kept paragraph in context order, renumbered
@@ -72,7 +72,7 @@ def excerpt(question: str, passages: list[Passage], budget: int, settings: Searc
     kept_whole = {s.leaf.id for s in whole}
     rest = [s for s in found if s.leaf.id not in kept_whole]
     if rest:
-        placed += _sentences(question, rest, budget, settings, leaf_scores, embedder, query_vector, spread,
+        placed += _sentences(asked, rest, budget, settings, leaf_scores, embedder, query_vector, spread,
                              queries or [], second_hop)
     out = [passage for _, passage in sorted(placed, key=lambda item: item[0])]
     for n, passage in enumerate(out, start=1):
@@ -80,16 +80,16 @@ def excerpt(question: str, passages: list[Passage], budget: int, settings: Searc
     return out
 
 
-def _sentences(question, found, budget, settings, leaf_scores, embedder, query_vector, spread, queries,
+def _sentences(asked, found, budget, settings, leaf_scores, embedder, query_vector, spread, queries,
                second_hop):
     """The best sentences under `budget`, as (context position, passage) per kept paragraph."""
-    score_with_search(question, found, embedder, query_vector, queries=queries, leaf_scores=leaf_scores,
+    score_with_search(asked, found, embedder, query_vector, queries=queries, leaf_scores=leaf_scores,
                       leaf_weight=settings.excerpt_leaf_weight)
-    focus.raise_fitting(question, found, settings.excerpt_kind_weight)
-    focus.raise_cast(question, found)
+    focus.raise_fitting(asked, found, settings.excerpt_kind_weight)
+    focus.raise_cast(asked, found)
     if second_hop:
-        hops.second_hop(spans.question_core(question), found, embedder)
-    fields.raise_match(question, found)
+        hops.second_hop(asked, found, embedder)
+    fields.raise_match(asked, found)
     kept: list[focus.Sentence] = []
     used = 0
     for sentence in focus.ranked(found, spread, part=lambda s: s.leaf.parent_id):
@@ -154,7 +154,7 @@ def _cut_best(sentence: focus.Sentence, budget: int) -> Passage:
     return _of_leaf(sentence, text, [(sentence.start, end)])
 
 
-def score_with_search(question: str, found: list[focus.Sentence], embedder=None, query_vector=None, *,
+def score_with_search(asked: Asked, found: list[focus.Sentence], embedder=None, query_vector=None, *,
                       queries: list[str] | None = None, leaf_scores: dict[int, float] | None = None,
                       leaf_weight: float = 0.0) -> None:
     """`score_for`, plus what the search knew: a sentence scores its best against the question or
@@ -166,7 +166,7 @@ def score_with_search(question: str, found: list[focus.Sentence], embedder=None,
     for query in queries or ():
         focus.score(query, found, embedder)
         best_of = [max(b, s.score) for b, s in zip(best_of, found)]
-    focus.score_for(question, found, embedder, query_vector)
+    focus.score_for(asked, found, embedder, query_vector)
     for b, sentence in zip(best_of, found):
         sentence.score = max(sentence.score, b)
     leaf_scores = leaf_scores or {}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import spans
 from longqa.ask.answer.focus import Sentence
 from longqa.text.stems import prefix_stem
@@ -25,8 +26,6 @@ from longqa.text.words import content_terms
 
 MAX_LABEL_WORDS = 5
 MAX_VALUE_WORDS = 10
-# What a question form asks for, said the way labels say it.
-_ASKS = ((re.compile(r"\bhow (?:many|much)\b", re.I), "number"), (re.compile(r"\bwhere\b", re.I), "location"))
 _LABEL = re.compile(r"[A-Z][A-Za-z'’()\- ]*")
 
 
@@ -41,13 +40,14 @@ class Field:
 
 
 
-def asked_stems(question: str, subject: str) -> set[str]:
+def asked_stems(asked: Asked, subject: str) -> set[str]:
     """Stems of what the question asks about: its content words less those of `subject` (the
-    document's name), plus what its form asks for ("how many": number)."""
+    document's name), plus what its form asks for, said the way labels say it ("how many":
+    number, "where": location)."""
     own = {prefix_stem(w) for w in content_terms(subject)}
-    asked = {prefix_stem(w) for w in content_terms(spans.question_core(question)) if not w.isdigit()} - own
-    asked |= {prefix_stem(word) for pattern, word in _ASKS if pattern.search(question)}
-    return asked
+    stems = {prefix_stem(w) for w in content_terms(asked.core) if not w.isdigit()} - own
+    form = {"number": asked.asks_amount, "location": asked.asks_place}
+    return stems | {prefix_stem(word) for word, says in form.items() if says}
 
 
 def fields(sentences: list[Sentence]) -> list[Field]:
@@ -81,17 +81,17 @@ def _is_label(text: str) -> bool:
             and not text.rstrip().endswith((".", ":", ";", ",")))
 
 
-def match(question: str, sentences: list[Sentence], want: str) -> tuple[Field, spans.Span] | None:
+def match(asked: Asked, sentences: list[Sentence]) -> tuple[Field, spans.Span] | None:
     """The field whose label says most of what the question asks, with the first span of its value
     that fits the kind wanted (the longest of those starting there); nothing when two labels match
     equally well (the label is then no guide) or the value holds nothing of the kind wanted."""
     scored = []
-    asked: dict[str, set[str]] = {}  # by document name
+    stems: dict[str, set[str]] = {}  # by document name
     for field in fields(sentences):
         doc = field.value.passage.doc
-        if doc not in asked:
-            asked[doc] = asked_stems(question, doc)
-        field.matched = len(asked[doc] & {prefix_stem(w) for w in content_terms(field.label)})
+        if doc not in stems:
+            stems[doc] = asked_stems(asked, doc)
+        field.matched = len(stems[doc] & {prefix_stem(w) for w in content_terms(field.label)})
         if field.matched:
             scored.append(field)
     best = max((f.matched for f in scored), default=0)
@@ -99,7 +99,7 @@ def match(question: str, sentences: list[Sentence], want: str) -> tuple[Field, s
     if len({(f.label, f.value.text[f.start:]) for f in top}) != 1:
         return None
     field = top[0]
-    value = field.value.text[field.start:].strip()
+    value, want = field.value.text[field.start:].strip(), asked.want
     if value.startswith("("):  # "Number of Shares / (in thousands)": a table's unit note, not a value
         return None
     fitting = [span for span in spans.candidates(value)
@@ -112,10 +112,10 @@ def match(question: str, sentences: list[Sentence], want: str) -> tuple[Field, s
     return field, spans.Span(span.text, span.kind, span.start + at, span.end + at)
 
 
-def raise_match(question: str, found: list[Sentence]) -> None:
+def raise_match(asked: Asked, found: list[Sentence]) -> None:
     """Put the field that answers the question (`match`) first: its label and value sentences
     score just above the best sentence, so a tight budget keeps them (ask/excerpt.py)."""
-    hit = match(question, found, spans.wanted(question))
+    hit = match(asked, found)
     if hit is None:
         return
     top = max(s.score for s in found)

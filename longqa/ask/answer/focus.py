@@ -25,6 +25,7 @@ import numpy as np
 
 from longqa import tokens
 from longqa.text import sentences
+from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import spans
 from longqa.ask.context import Passage
 from longqa.ask.settings import in_effect
@@ -63,16 +64,16 @@ def context_sentences(passages: list[Passage]) -> list[Sentence]:
     return found
 
 
-def score_for(question: str, found: list[Sentence], embedder=None, query_vector=None) -> None:
+def score_for(asked: Asked, found: list[Sentence], embedder=None, query_vector=None) -> None:
     """`score` against what the question asks: a lettered question's stem without its options, a
     question's core without its role-play lead-in ("You are asked to act as ..."), else the whole
     question (whose vector the caller may already have)."""
-    if spans.lettered_options(question):
-        score(spans.question_stem(question), found, embedder)
-    elif (core := spans.question_core(question)) != question.strip():
-        score(core, found, embedder)
+    if asked.letters:
+        score(asked.stem, found, embedder)
+    elif asked.core != asked.question:
+        score(asked.core, found, embedder)
     else:
-        score(question, found, embedder, query_vector)
+        score(asked.question, found, embedder, query_vector)
 
 
 def score(question: str, found: list[Sentence], embedder=None, query_vector=None) -> None:
@@ -182,12 +183,12 @@ def render(chosen: list[Sentence]) -> str:
 TYPED = ("date", "month", "quantity", "duration", "frequency")
 
 
-def raise_fitting(question: str, found: list[Sentence], weight: float) -> None:
-    """When the question wants a date, a figure, a duration or a frequency (spans.wanted), each
+def raise_fitting(asked: Asked, found: list[Sentence], weight: float) -> None:
+    """When the question wants a date, a figure, a duration or a frequency (Asked.core_want), each
     sentence holding a candidate span of that kind gains `weight` x the best score: a sentence
     without one cannot answer it, however many of the question's words it says (answer-type
     matching, as factoid QA systems have long done)."""
-    want = spans.wanted(spans.question_core(question))
+    want = asked.core_want
     if weight <= 0 or want not in TYPED or not found:
         return
     top = max(s.score for s in found)
@@ -198,12 +199,11 @@ def raise_fitting(question: str, found: list[Sentence], weight: float) -> None:
             sentence.score += weight * top
 
 
-def raise_cast(question: str, found: list[Sentence]) -> None:
+def raise_cast(asked: Asked, found: list[Sentence]) -> None:
     """For "who plays Charles" or "who does Ewan McGregor play", each sentence of a cast list that
     casts someone in the asked role, or the asked actor in some role ("Rhys Darby as Charles"),
     gains the best score: it says what is asked in other words than the question's."""
-    core = spans.question_core(question)
-    role, actor = spans.asked_role(core), spans.asked_actor(core)
+    role, actor = asked.role, asked.actor
     if not (role or actor) or not found:
         return
     top = max(s.score for s in found)

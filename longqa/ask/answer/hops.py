@@ -30,8 +30,7 @@ import re
 import numpy as np
 
 from longqa.ask.answer import focus
-from longqa.ask.analysis import rules
-from longqa.ask.answer import spans
+from longqa.ask.analysis.asked import Asked
 from longqa.ask.search.bridge import bridge_entities
 from longqa.ask.search.bridge import names as bridge_names
 from longqa.ask.settings import in_effect
@@ -39,16 +38,16 @@ from longqa.text.words import STOPWORDS, content_terms, words
 
 
 
-def applies(question: str, qtype: str, long_form: bool) -> bool:
+def applies(asked: Asked, qtype: str, long_form: bool) -> bool:
     """Whether a question gets the second hop: one that describes what it asks through ("the
     state whose ...", "the county in which ..."), wanting a short answer that is not yes/no and
     not a passage. On others the first hop's sentence often holds the answer itself (tune half:
     5 of 5 gains were such questions, 3 of 4 losses were not)."""
-    return ((qtype == "multi-bridge" or rules.is_bridged(question)) and not long_form
-            and not spans.lettered_options(question) and spans.wanted(question) not in ("sentence", "yesno"))
+    return ((qtype == "multi-bridge" or asked.bridged) and not long_form
+            and not asked.letters and asked.want not in ("sentence", "yesno"))
 
 
-def second_hop(question: str, found: list, embedder=None) -> list[str]:
+def second_hop(asked: Asked, found: list, embedder=None) -> list[str]:
     """Raise the scores of the sentences (focus.Sentence) that name the first hop's bridge
     entities; the entities, best first (empty when the question needs no second hop). With an
     embedder, a sentence's relevance to the second hop is also its cosine to "entity + the
@@ -58,6 +57,7 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
     top = max(s.score for s in found)
     if top <= 0:
         return []
+    question = asked.core  # the names and words it starts from
     asked_terms = set(content_terms(question))
     bags = [set(content_terms(s.text)) for s in found]
     said = [set(words(s.text)) for s in found]  # every word, for naming an entity
@@ -70,7 +70,7 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
              for name, _, _ in bridge_names(question) if len(name) > 2}
     # Between sentences naming it equally, the one whose own names carry the noun the question
     # describes its bridge by ("King George V" for "the King who made the 1925 Birthday Honours").
-    heads = set(rules.described_heads(question))
+    heads = set(asked.described)
     first = max(best, key=lambda i: (max((w for name, w in named.items() if name in found[i].text), default=0.0),
                                      _names_head(found[i].text, heads, asked_words),
                                      sum(idf[t] for t in asked_terms & bags[i]), found[i].score))
@@ -80,7 +80,7 @@ def second_hop(question: str, found: list, embedder=None) -> list[str]:
     entities: list[str] = []
     boosts: dict[int, float] = {}
     picked = bridge_entities(question, [found[first].text], limit=in_effect().answer.hop_pool, weights=idf)
-    for entity, _ in _typed(picked, rules.described_heads(question), embedder)[:in_effect().answer.hop_entities]:
+    for entity, _ in _typed(picked, list(asked.described), embedder)[:in_effect().answer.hop_entities]:
         own = {w for w in words(entity) if w not in STOPWORDS} - asked_words
         if not own:
             continue

@@ -17,10 +17,7 @@ from dataclasses import dataclass
 
 from longqa.ask.settings import in_effect
 from longqa.text.words import STOPWORDS, words
-from longqa.ask.analysis.asked import (  # noqa: F401  (the question's reading, used by the span predicates)
-    ROLE_OF, Asked, alternatives, asked_actor, asked_end, asked_measure, asked_role, counted_noun, head_noun,
-    lettered_options, question_core, question_stem, wanted,
-)
+from longqa.ask.analysis.asked import ROLE_OF, Asked
 
 _MONTHS = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
            r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")

@@ -61,11 +61,11 @@ def plan_answer(asked: Asked, passages: list[Passage], qtype: str, scope: float,
     if letters:
         long_form = False
     found = focus.context_sentences(passages)
-    focus.score_for(question, found, embedder, query_vector)
-    focus.raise_cast(question, found)
+    focus.score_for(asked, found, embedder, query_vector)
+    focus.raise_cast(asked, found)
     # A multi-hop question's answer sits beside its bridge entity, not beside its own words.
-    hop = hops.applies(question, qtype, long_form)
-    bridges = hops.second_hop(asked.core, found, embedder) if hop else []
+    hop = hops.applies(asked, qtype, long_form)
+    bridges = hops.second_hop(asked, found, embedder) if hop else []
     chosen = focus.select(found, in_effect().answer.spread_tokens if long_form else in_effect().answer.focus_tokens, spread=long_form)
     text = focus.render(chosen)
     if letters:

@@ -6,7 +6,7 @@ and 2019 respectively") or a small computation over them ("the average ... for 2
 2019", "what percentage of total X were Y"). A 270M model cannot do the arithmetic and barely reads
 a table; rules can, and show their work:
 
-1. the operation comes from the question's wording, the years from the years it names;
+1. the operation and the years are read from the question's wording (analysis/arithmetic.py);
 2. the row is the table line (cells separated by " | ", as the parsers write tables) whose label
    holds most of the question's remaining words, and every remaining word must stand in the label
    or in the prose of the row's passage (its caption, section, document title); among equally good
@@ -32,35 +32,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from longqa.ask.analysis.arithmetic import NOT_LABEL, RESPECTIVELY, YEAR, Arithmetic
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.settings import in_effect
 from longqa.text.words import content_terms
 
-_YEAR = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?!\d|,\d|\.\d)")
 # A figure in a cell: "$3,631,575", "(12,500)", "77%", "(9.4%)", "-0.5"
 _FIGURE = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\s?%?\)?")
 _DASHES = {"-", "--", "---", "—", "–"}  # an empty cell, as filings print it
-_PERCENT_CHANGE = re.compile(r"percentage change|change\b.*\bas a percentage|percent(?:age)? (?:increase|decrease|"
-                             r"change|growth)|growth rate|by what percent", re.I)
-_MEAN = re.compile(r"\b(?:average|mean)\b", re.I)
-_CHANGE = re.compile(r"\b(?:change|difference|increase|decrease|decline|growth)\b", re.I)
-_SUM = re.compile(r"\b(?:total|sum|summed|altogether|combined|in all)\b", re.I)
-_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
-_PERCENT = re.compile(r"percent|%", re.I)
-# "what percentage of total loans receivable in 2015 were loans backed by real estate",
-# "what percentage of total net revenue is due to equity securities", "X as a percentage of Y"
-_SHARE_OF = re.compile(r"\bpercent(?:age)? of (?:the )?(?P<whole>.+?) (?:were|was|is|are)"
-                       r"(?: (?:due to|from|made up of|represented by|attributable to|related to))? (?P<part>.+)", re.I)
-_SHARE_AS = re.compile(r"^(?:what (?:is|was|were) )?(?:the )?(?P<part>.+?) as a percent(?:age)? of "
-                       r"(?:the )?(?P<whole>.+)", re.I)
-# "the difference in net sales between A and B in 2019": two rows of one column
-_BETWEEN = re.compile(r"\bbetween (?:the )?(?P<a>.+?) and (?:the )?(?P<b>.+?)(?: (?:in|for|at|during|as of)\b.*)?\??$",
-                      re.I)
-# Words that name the operation or the period, not the row.
-_NOT_LABEL = {"average", "mean", "change", "difference", "increase", "decrease", "decline", "growth", "total",
-              "sum", "summed", "altogether", "combined", "percentage", "percent", "value", "amount", "respectively",
-              "year", "years", "ended", "fiscal", "december", "between", "both", "fy", "million", "millions",
-              "thousand", "thousands", "billion", "billions", "dollars", "rate"}
 # What may stand between two years of a header: separators and the words of a period
 _PERIOD_WORDS = re.compile(r"(?:[\s|,]|fiscal|fy|years?|ended|as of|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
                            r"[a-z]*\.?|\d{1,2}\b)*", re.I)
@@ -99,65 +78,21 @@ class _Row:
     cells: list[_Cell] | None  # None when a cell holds words: not a row of figures
 
 
-def operation(question: str) -> str | None:
-    years = question_years(question)
-    if _PERCENT_CHANGE.search(question) and len(years) >= 2:
-        return "percent_change"
-    if len(years) == 1 and _share_phrases(question) is not None:
-        return "share"
-    if _MEAN.search(question) and len(years) >= 2:
-        return "mean"
-    if _CHANGE.search(question) and len(years) >= 2:
-        return "change"
-    if _CHANGE.search(question) and len(years) == 1 and _between_phrases(question) is not None:
-        return "difference"
-    if _RESPECTIVELY.search(question) and len(years) >= 2:
-        return "list"
-    if _SUM.search(question) and len(years) >= 2:
-        return "sum"
-    if len(years) == 1 and not _CHANGE.search(question):
-        return "lookup"
-    return None
-
-
-def question_years(question: str) -> list[str]:
-    return list(dict.fromkeys(_YEAR.findall(question)))
-
-
-_RANGE = re.compile(r"\b((?:19|20)\d\d)\s*(?:to|through|thru|-|–)\s*((?:19|20)\d\d)\b", re.I)
-
-
-def _spanned(question: str, years: list[str]) -> list[str]:
-    """A total or an average "for fiscal years 2010 to 2012" takes every year of the range."""
-    match = _RANGE.search(question)
-    if match is None or len(years) != 2:
-        return years
-    first, last = sorted(int(y) for y in match.groups())
-    if last - first > 10:
-        return years
-    return [str(y) for y in range(first, last + 1)]
-
-
-def compute(question: str, sentences: list[Sentence]) -> Computed | None:
-    """The answer computed from the table rows of `sentences` (context order), or None."""
-    op = operation(question)
-    if op is None:
+def compute(asked: Arithmetic | None, sentences: list[Sentence]) -> Computed | None:
+    """The answer to the question's table operation (analysis/arithmetic.py) computed from the
+    table rows of `sentences` (context order), or None."""
+    if asked is None:
         return None
-    years = question_years(question)
-    if op in ("sum", "mean"):
-        years = _spanned(question, years)
+    op, years = asked.operation, list(asked.years)
     rows = [_row(i, s) for i, s in enumerate(sentences) if " | " in s.text]
-    if op == "share":
-        part, whole = _share_phrases(question)
-        return _two_rows(op, sentences, rows, part, whole, years[0])
-    if op == "difference":
-        a, b = _between_phrases(question)
-        return _two_rows(op, sentences, rows, a, b, years[0])
-    wanted = _wanted(question)
+    if asked.rows is not None:  # a difference or a share of two rows
+        first, second = asked.rows
+        return _two_rows(op, sentences, rows, list(first), list(second), years[0])
+    wanted = list(asked.row)
     if not wanted:
         return None
     for row in _ranked(rows, wanted, sentences, need_context=True):
-        read = _read(sentences, row, years, want_percent=op in ("lookup", "list") and bool(_PERCENT.search(question)))
+        read = _read(sentences, row, years, want_percent=op in ("lookup", "list") and asked.percent)
         if read is None:
             continue
         header, by_year = read
@@ -215,7 +150,7 @@ def _heading_terms(sentences: list[Sentence], row_index: int) -> set[str]:
 def _year_rows(rows: list[_Row]):
     """The rows right after a named row whose label is a year: the rest of its block."""
     for row in rows:
-        if not _YEAR.fullmatch(row.label.strip()) or not row.cells:
+        if not YEAR.fullmatch(row.label.strip()) or not row.cells:
             return
         yield row
 
@@ -230,7 +165,7 @@ _STATED_FIGURE = (r"\$\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s(?:million|billion|thousa
 _SEPARATOR = r",?\s+and\s+|,\s*"
 _STATED = re.compile(rf"(?:{_STATED_FIGURE})(?:(?:{_SEPARATOR})(?:{_STATED_FIGURE}))+")
 _STATED_ONE = re.compile(_STATED_FIGURE)
-_STATED_YEARS = re.compile(rf"(?:19|20)\d\d(?:(?:{_SEPARATOR})(?:19|20)\d\d)+")
+_STATEDYEARS = re.compile(rf"(?:19|20)\d\d(?:(?:{_SEPARATOR})(?:19|20)\d\d)+")
 _UNIT = re.compile(r"^(\$?)\s?[\d,.]+(%|\s(?:million|billion|thousand))?$")
 
 
@@ -241,14 +176,14 @@ def _stated_respectively(sentences: list[Sentence], op: str, years: list[str], w
     or change over those figures (`_result`'s operations)."""
     for sentence in sentences:
         text = sentence.text
-        if not _RESPECTIVELY.search(text) or not set(wanted) <= set(content_terms(text)):
+        if not RESPECTIVELY.search(text) or not set(wanted) <= set(content_terms(text)):
             continue
-        year_runs = list(_STATED_YEARS.finditer(text))
+        year_runs = list(_STATEDYEARS.finditer(text))
         figure_runs = [m for m in _STATED.finditer(text)
                        if not any(m.start() < y.end() and y.start() < m.end() for y in year_runs)]
         if len(year_runs) != 1 or len(figure_runs) != 1:
             continue  # two lists of years or of figures: which goes with which is not certain
-        order = _YEAR.findall(year_runs[0].group())
+        order = YEAR.findall(year_runs[0].group())
         figures = [f.group().strip() for f in _STATED_ONE.finditer(figure_runs[0].group())]
         if len(order) != len(figures) or len(set(order)) != len(order) or not set(years) <= set(order):
             continue
@@ -292,11 +227,10 @@ def _result(op: str, used: list[tuple[str, _Cell]], years: list[str], row: _Row,
     return Computed(text, op, row.sentence, header, [(y, cell.text) for y, cell in used])
 
 
-def _two_rows(op: str, sentences: list[Sentence], rows: list[_Row], first: str, second: str,
+def _two_rows(op: str, sentences: list[Sentence], rows: list[_Row], a_terms: list[str], b_terms: list[str],
               year: str) -> Computed | None:
     """A difference (first - second) or a share (first / second, as a percentage) of two rows of
-    one table, in the column of `year`. Each phrase must name its row with all its words."""
-    a_terms, b_terms = _wanted(first), _wanted(second)
+    one table, in the column of `year`. Each row's words must name it, all of them."""
     if not a_terms or not b_terms or set(a_terms) == set(b_terms):
         return None
     for a in _ranked(rows, a_terms, sentences, need_context=False, full=True):
@@ -323,40 +257,6 @@ def _two_rows(op: str, sentences: list[Sentence], rows: list[_Row], first: str, 
                                                           (b.label.strip(), read_b[1][year].text)],
                             rows=[a.sentence, b.sentence])
     return None
-
-
-def _share_phrases(question: str) -> tuple[str, str] | None:
-    """(part, whole) of "what percentage of WHOLE were PART" or "PART as a percentage of WHOLE"."""
-    match = _SHARE_OF.search(question)
-    if match is not None and not _CHANGE.search(match.group("whole")):
-        return _phrase(match.group("part")), _phrase(match.group("whole"))
-    match = _SHARE_AS.search(question.strip())
-    if match is not None and not _CHANGE.search(match.group("part")):
-        return _phrase(match.group("part")), _phrase(match.group("whole"))
-    return None
-
-
-def _between_phrases(question: str) -> tuple[str, str] | None:
-    """The two row names of "the difference ... between A and B (in 2019)"; None when A or B is a year."""
-    match = _BETWEEN.search(question)
-    if match is None:
-        return None
-    a, b = _phrase(match.group("a")), _phrase(match.group("b"))
-    if not a or not b or _YEAR.search(a) or _YEAR.search(b):
-        return None
-    return a, b
-
-
-def _phrase(text: str) -> str:
-    """A row name from the question: its years and the period phrase around them left out."""
-    text = re.sub(r"\b(?:in|for|at|during|as of)\s+(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b", " ", text, flags=re.I)
-    text = _YEAR.sub(" ", text)
-    return " ".join(text.rstrip(" ?.").split())
-
-
-def _wanted(text: str) -> list[str]:
-    """The words of `text` that should name a row: no operation or period words, no figures."""
-    return [t for t in content_terms(text) if t not in _NOT_LABEL and not any(ch.isdigit() for ch in t)]
 
 
 def _row(index: int, sentence: Sentence) -> _Row:
@@ -440,7 +340,7 @@ def _caption_terms(sentences: list[Sentence], row_index: int) -> set[str]:
             continue
         if sentence.passage is not passage:
             break
-        return {t for t in content_terms(sentence.text) if t not in _NOT_LABEL}
+        return {t for t in content_terms(sentence.text) if t not in NOT_LABEL}
     return set()
 
 
@@ -497,7 +397,7 @@ def _header(sentences: list[Sentence], row_index: int) -> tuple[Sentence, list[s
             return None
         text = sentence.text
         if _is_year_header(text):
-            marks = list(_YEAR.finditer(text))
+            marks = list(YEAR.finditer(text))
             between = [text[a.end():b.start()] for a, b in zip(marks, marks[1:])]
             if any(not _PERIOD_WORDS.fullmatch(gap) for gap in between):
                 return None  # "2019 | % of total | 2018": columns between the years, not one per year
@@ -515,7 +415,7 @@ def _header(sentences: list[Sentence], row_index: int) -> tuple[Sentence, list[s
 
 
 def _is_year_header(text: str) -> bool:
-    years = _YEAR.findall(text)
+    years = YEAR.findall(text)
     return len(years) >= 2 and len(years) >= len(_FIGURE.findall(text)) - 1
 
 
