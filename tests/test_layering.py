@@ -231,6 +231,31 @@ def test_ask_rooms_import_in_order():
     assert not wrong, "imports against the rooms' order:\n" + "\n".join(sorted(wrong))
 
 
+# What the rooms after analysis may take from it: the records a question is read into, and the
+# table words arithmetic shares with the table reader. Functions that parse the question's wording
+# stay inside analysis/, so the question is read once.
+READ_RECORDS = {"Asked", "read", "ROLE_OF", "Analysis", "Arithmetic", "NOT_LABEL", "RESPECTIVELY", "YEAR"}
+
+
+def question_readers() -> list[str]:
+    wrong = []
+    for module, tree in _modules().items():
+        if not module.startswith("longqa.ask") or _room(module) == "analysis":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("longqa.ask.analysis"):
+                names = {alias.name for alias in node.names}
+                if node.module == "longqa.ask.analysis":
+                    names -= {"analyze"}  # the pipeline runs the analysis
+                wrong += [f"{module} imports {node.module}.{name}" for name in sorted(names - READ_RECORDS)]
+    return wrong
+
+
+def test_only_analysis_reads_the_question():
+    wrong = question_readers()
+    assert not wrong, "question parsing outside ask/analysis/:\n" + "\n".join(wrong)
+
+
 def test_the_cycle_check_sees_a_cycle():
     graph = {"a": {"b": {"a.x"}}, "b": {"c": {"b.y"}}, "c": {"a": {"c.z"}}, "d": {"a": {"d.w"}}}
     assert _cycles(graph) == [["a", "b", "c"]]
