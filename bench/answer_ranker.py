@@ -37,12 +37,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from longqa.ask.answer import choose  # noqa: E402
 from longqa.ask.answer.features import FEATURES, MODEL_FEATURES, TYPED  # noqa: E402
+from longqa.ask.answer.ranker import confidence_inputs  # noqa: E402
 from longqa.eval.metrics import token_f1  # noqa: E402
 
 RIGHT = 0.5  # token F1 from which a candidate counts as right
 SHORTLIST = 8  # as answer.max_candidates
 FOLDS = 5
 LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0)
+# (prior, final) objectives tried: the prior keeps a shortlist (pointwise keeps more right
+# candidates on it), the final stage picks one from it
+OBJECTIVES = (("pointwise", "pointwise"), ("pointwise", "listwise"))
 SURE_SHARE = 0.4  # the share of answers given without an "unsure" note (the rest show alternatives)
 
 
@@ -182,6 +186,50 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, 
     return w[:-1], float(w[-1])
 
 
+def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], lam: float) -> np.ndarray:
+    """L2-regularised conditional logit (a softmax over each question's candidates) by Newton's
+    method: the likelihood that each question's pick is one of its right candidates. Questions with
+    no right candidate teach nothing about which to pick and are left out. No bias: a softmax is
+    blind to one."""
+    groups = [(x, y / y.sum()) for x, y in groups if len(y) > 1 and y.sum() > 0]
+    if not groups:
+        return np.zeros(0)
+    x = np.vstack([g[0] for g in groups])
+    q = np.concatenate([g[1] for g in groups])
+    starts = np.cumsum([0] + [len(g[1]) for g in groups[:-1]])
+    member = np.repeat(np.arange(len(groups)), [len(g[1]) for g in groups])
+    d = x.shape[1]
+    w = np.zeros(d)
+    for _ in range(50):
+        z = x @ w
+        z = z - np.maximum.reduceat(z, starts)[member]
+        e = np.exp(z)
+        p = e / np.add.reduceat(e, starts)[member]
+        per_group = np.add.reduceat(x * p[:, None], starts)  # each question's expected feature vector
+        grad = x.T @ (p - q) + lam * w
+        hess = (x * p[:, None]).T @ x - per_group.T @ per_group + np.diag(np.full(d, lam + 1e-9))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    return w
+
+
+def fit_model(objective: str, lists: list[list[dict]], names: list[str], lam: float):
+    """(mean, scale, weights, bias) of one stage fitted on `lists` (one candidate list a question):
+    `pointwise`, a logistic model of each candidate being right; `listwise`, a softmax over each
+    question's list."""
+    flat = [c for cands in lists for c in cands]
+    x = matrix(flat, names)
+    mean, scale = standardise(x)
+    if objective == "pointwise":
+        w, b = fit_logistic((x - mean) / scale, np.array([c["f1"] >= RIGHT for c in flat], float), lam)
+        return mean, scale, w, b
+    groups = [((matrix(cands, names) - mean) / scale, np.array([c["f1"] >= RIGHT for c in cands], float))
+              for cands in lists if cands]
+    return mean, scale, fit_listwise(groups, lam), 0.0
+
+
 def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mean, scale = x.mean(axis=0), x.std(axis=0)
     return mean, np.where(scale > 1e-9, scale, 1.0)
@@ -192,17 +240,15 @@ def folds_of(rows: list[dict]) -> list[int]:
     return [int(hashlib.sha1(r["id"].encode()).hexdigest(), 16) % FOLDS for r in rows]
 
 
-def stage_scores(rows, lists, names, lam) -> list[np.ndarray]:
+def stage_scores(rows, lists, names, lam, objective: str) -> list[np.ndarray]:
     """Out-of-fold scores of each question's candidate list (`lists[i]` for `rows[i]`)."""
     folds = folds_of(rows)
     out: list[np.ndarray | None] = [None] * len(rows)
     for fold in range(FOLDS):
-        train = [c for i, cands in enumerate(lists) if folds[i] != fold for c in cands]
-        if not train:
+        train = [cands for i, cands in enumerate(lists) if folds[i] != fold]
+        if not any(train):
             continue
-        x = matrix(train, names)
-        mean, scale = standardise(x)
-        w, b = fit_logistic((x - mean) / scale, np.array([c["f1"] >= RIGHT for c in train], float), lam)
+        mean, scale, w, b = fit_model(objective, train, names, lam)
         for i, cands in enumerate(lists):
             if folds[i] == fold and cands:
                 out[i] = ((matrix(cands, names) - mean) / scale) @ w + b
@@ -216,7 +262,8 @@ def shortlists(rows, prior_scores) -> list[list[dict]]:
     for row, scores in zip(rows, prior_scores):
         spans = [(s, c) for s, c in zip(scores, row["candidates"]) if c["kind"] != "none"]
         spans.sort(key=lambda t: -t[0])
-        chosen = [dict(c) for _, c in spans[:SHORTLIST]] + [dict(c) for c in row["candidates"] if c["kind"] == "none"]
+        chosen = [{**c, "prior": float(s)} for s, c in spans[:SHORTLIST]]
+        chosen += [{**c, "prior": float(s)} for s, c in zip(scores, row["candidates"]) if c["kind"] == "none"]
         with_model_features(chosen)
         out.append(chosen)
     return out
@@ -234,15 +281,15 @@ def prior_names(names: list[str]) -> list[str]:
 _PRIOR_CACHE: dict = {}
 
 
-def evaluate(rows, prior, final, lam_prior, lam_final) -> dict:
+def evaluate(rows, prior, final, lam_prior, lam_final, objective: str) -> dict:
     """Cross-validated figures of the two stages with these feature lists."""
     pool = [r["candidates"] for r in rows]
-    key = (id(rows), tuple(prior), lam_prior)
+    key = (id(rows), tuple(prior), lam_prior, objective[0])
     if key not in _PRIOR_CACHE:
-        ps = stage_scores(rows, pool, prior, lam_prior)
+        ps = stage_scores(rows, pool, prior, lam_prior, objective[0])
         _PRIOR_CACHE[key] = (ps, shortlists(rows, ps))
     ps, short = _PRIOR_CACHE[key]
-    fs = stage_scores(rows, short, final, lam_final)
+    fs = stage_scores(rows, short, final, lam_final, objective[1])
     best = [max((c["f1"] for c in r["candidates"]), default=0.0) for r in rows]
     reach = [max((c["f1"] for c in s), default=0.0) for s in short]
     return {"prior_top_f1": top_f1(pool, ps), "final_top_f1": top_f1(short, fs),
@@ -250,14 +297,14 @@ def evaluate(rows, prior, final, lam_prior, lam_final) -> dict:
             "short": short, "final_scores": fs}
 
 
-def eliminate(rows, names, fixed, lam_prior, lam_final, stage: str) -> list[str]:
+def eliminate(rows, names, fixed, lam_prior, lam_final, stage: str, objective: str) -> list[str]:
     """Drop-one pass: every feature whose removal alone does not lower the cross-validated F1 of
     the top answer is removed, together, unless removing them together lowers it."""
     key = "prior_top_f1" if stage == "prior" else "final_top_f1"
 
     def score(features):
         prior, final = (features, fixed) if stage == "prior" else (fixed, features)
-        return evaluate(rows, prior, final, lam_prior, lam_final)[key]
+        return evaluate(rows, prior, final, lam_prior, lam_final, objective)[key]
 
     base = score(names)
     useless = []
@@ -272,18 +319,16 @@ def eliminate(rows, names, fixed, lam_prior, lam_final, stage: str) -> list[str]
     return names
 
 
-def fit_stage(lists, names, lam) -> dict:
-    flat = [c for cands in lists for c in cands]
-    x = matrix(flat, names)
-    mean, scale = standardise(x)
-    w, b = fit_logistic((x - mean) / scale, np.array([c["f1"] >= RIGHT for c in flat], float), lam)
+def fit_stage(lists, names, lam, objective: str) -> dict:
+    mean, scale, w, b = fit_model(objective, lists, names, lam)
     return {"weights": dict(zip(names, map(float, w))), "means": dict(zip(names, map(float, mean))),
             "scales": dict(zip(names, map(float, scale))), "bias": b}
 
 
-def platt(scores: np.ndarray, right: np.ndarray) -> tuple[float, float]:
-    w, b = fit_logistic(scores[:, None], right.astype(float), 1e-3)
-    return float(w[0]), b
+def platt(inputs: np.ndarray, right: np.ndarray) -> dict[str, float]:
+    """Platt scaling on two inputs: the top candidate's calibrated input and its prior score."""
+    w, b = fit_logistic(inputs, right.astype(float), 1e-3)
+    return {"final": float(w[0]), "prior": float(w[1]), "bias": b}
 
 
 def reliability(probabilities: np.ndarray, f1s: np.ndarray, bins: int = 5) -> float:
@@ -302,26 +347,42 @@ def reliability(probabilities: np.ndarray, f1s: np.ndarray, bins: int = 5) -> fl
     return float(ece)
 
 
+def choose_objective(rows, names) -> tuple[tuple[str, str], float, float]:
+    """The objective and the two regularisation strengths that cross-validate best (all features)."""
+    best = None
+    for objective in OBJECTIVES:
+        lam_prior = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam, 1.0,
+                                                          objective)["prior_top_f1"])
+        lam_final = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam_prior, lam,
+                                                          objective)["final_top_f1"])
+        full = evaluate(rows, prior_names(names), names, lam_prior, lam_final, objective)
+        print(f"{'+'.join(objective):19}: regularisation prior {lam_prior}, final {lam_final}; all features: prior top F1 "
+              f"{full['prior_top_f1']:.4f}  final top F1 {full['final_top_f1']:.4f}  best of pool "
+              f"{full['best_of_pool']:.4f}  best of shortlist {full['best_of_shortlist']:.4f}", flush=True)
+        if best is None or full["final_top_f1"] > best[0]:
+            best = (full["final_top_f1"], objective, lam_prior, lam_final)
+    return best[1], best[2], best[3]
+
+
 def fit(args) -> None:
     rows = load_questions(args.candidates)
     names = list(FEATURES)
     print(f"{len(rows)} questions, {sum(len(r['candidates']) for r in rows)} candidates, load={_load()}")
-    lam_prior = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam, 1.0)["prior_top_f1"])
-    lam_final = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam_prior, lam)["final_top_f1"])
-    print(f"regularisation: prior {lam_prior}, final {lam_final}")
-    full = evaluate(rows, prior_names(names), names, lam_prior, lam_final)
-    print(f"all features: prior top F1 {full['prior_top_f1']:.4f}  final top F1 {full['final_top_f1']:.4f}  "
-          f"best of pool {full['best_of_pool']:.4f}  best of shortlist {full['best_of_shortlist']:.4f}")
-    prior = eliminate(rows, prior_names(names), names, lam_prior, lam_final, "prior")
-    final = eliminate(rows, names, prior, lam_prior, lam_final, "final")
-    result = evaluate(rows, prior, final, lam_prior, lam_final)
+    objective, lam_prior, lam_final = choose_objective(rows, names)
+    calibrated_on = "score" if objective[1] == "pointwise" else "share"
+    print(f"objectives: prior {objective[0]}, final {objective[1]}")
+    prior = eliminate(rows, prior_names(names), names, lam_prior, lam_final, "prior", objective)
+    final = eliminate(rows, names, prior, lam_prior, lam_final, "final", objective)
+    result = evaluate(rows, prior, final, lam_prior, lam_final, objective)
     print(f"kept: prior {len(prior)}, final {len(final)}; prior top F1 {result['prior_top_f1']:.4f}  "
           f"final top F1 {result['final_top_f1']:.4f}  best of shortlist {result['best_of_shortlist']:.4f}")
     # confidence: Platt scaling of the out-of-fold final scores of each question's top candidate
-    tops = [(float(s.max()), cands[int(np.argmax(s))]["f1"]) for cands, s in zip(result["short"], result["final_scores"])]
-    top_scores, top_f1s = np.array([t[0] for t in tops]), np.array([t[1] for t in tops])
-    a, b = platt(top_scores, top_f1s >= RIGHT)
-    probabilities = 1 / (1 + np.exp(-(a * top_scores + b)))
+    # (of its calibrated input and its prior score, `ranker.Ranker.confidence`)
+    tops = [(max(confidence_inputs(list(s), calibrated_on)), cands[int(np.argmax(s))]["prior"],
+             cands[int(np.argmax(s))]["f1"]) for cands, s in zip(result["short"], result["final_scores"]) if len(cands)]
+    inputs, top_f1s = np.array([t[:2] for t in tops]), np.array([t[2] for t in tops])
+    calibration = platt(inputs, top_f1s >= RIGHT)
+    probabilities = 1 / (1 + np.exp(-(inputs @ [calibration["final"], calibration["prior"]] + calibration["bias"])))
     ece = reliability(probabilities, top_f1s)
     # The confidence from which an answer is shown without doubt: the share of questions answered
     # "sure" is fixed (SURE_SHARE), the threshold is where the out-of-fold confidences put it.
@@ -331,16 +392,17 @@ def fit(args) -> None:
     print(f"answers with confidence >= {args.threshold}: {sure.mean():.3f} of questions, mean F1 "
           f"{top_f1s[sure].mean() if sure.any() else 0:.3f} (others {top_f1s[~sure].mean() if (~sure).any() else 0:.3f})")
     pool = [r["candidates"] for r in rows]
-    ps = stage_scores(rows, pool, prior, lam_prior)  # the final fit's shortlists, from out-of-fold priors
+    ps = stage_scores(rows, pool, prior, lam_prior, objective[0])  # the final fit's shortlists, from out-of-fold priors
     short = shortlists(rows, ps)
-    weights = {"prior": fit_stage(pool, prior, lam_prior), "final": fit_stage(short, final, lam_final),
-               "calibration": [a, b], "threshold": args.threshold,
+    weights = {"prior": fit_stage(pool, prior, lam_prior, objective[0]),
+               "final": fit_stage(short, final, lam_final, objective[1]),
+               "calibration": calibration, "calibrated_on": calibrated_on, "threshold": args.threshold,
                "provenance": {
                    "command": "python bench/answer_ranker.py fit " + " ".join(sys.argv[2:]),
                    "commit": _commit(), "date": datetime.date.today().isoformat(),
                    "data_sha256": hashlib.sha256(args.candidates.read_bytes()).hexdigest()[:16],
                    "questions": len(rows), "label": f"token F1 with a gold answer >= {RIGHT}",
-                   "regularisation": {"prior": lam_prior, "final": lam_final},
+                   "objectives": {"prior": objective[0], "final": objective[1]}, "regularisation": {"prior": lam_prior, "final": lam_final},
                    "cross_validated": {"folds": FOLDS, "prior_top_f1": round(result["prior_top_f1"], 4),
                                        "final_top_f1": round(result["final_top_f1"], 4),
                                        "best_of_shortlist": round(result["best_of_shortlist"], 4),
@@ -365,9 +427,9 @@ def score(args) -> None:
         prior = [ranker.prior.score(c["features"]) for c in pool]
         short = shortlists([row], [np.array(prior)])[0]
         final = [ranker.final.score(c["features"]) for c in short]
-        top = short[int(np.argmax(final))]
-        a, b = ranker.calibration
-        confidences.append(1 / (1 + math.exp(-(a * max(final) + b))))
+        best = int(np.argmax(final))
+        top = short[best]
+        confidences.append(ranker.confidence(confidence_inputs(final, ranker.calibrated_on)[best], top["prior"]))
         f1s.append(top["f1"])
         by[row["dataset"]].append(top["f1"])
         by["all"].append(top["f1"])

@@ -8,6 +8,7 @@ the scripted fake (control flow only), so what decides is the shipped, learned r
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,21 @@ def test_a_weights_file_that_is_not_one_is_a_one_line_error(tmp_path):
     broken.write_text('{"prior": {}}')
     with pytest.raises(LongqaError, match="weights.json: not an answer ranker weights file"):
         ranker.load(broken)
+
+
+def test_a_listwise_confidence_is_the_candidates_share_of_its_shortlist():
+    # With a listwise fit the scores mean something only against each other: a candidate far
+    # ahead of the rest is surer than the same score among close rivals.
+    stage = ranker.Stage({"lead": 1.0}, {"lead": 0.0}, {"lead": 1.0})
+    listwise = ranker.Ranker(stage, stage, {"final": 1.0, "prior": 0.0, "bias": 0.0}, "share")
+
+    def top_probability(*leads: float) -> float:
+        shortlist = [candidates.Candidate(f"c{i}", "phrase", None, features={"lead": lead})
+                     for i, lead in enumerate(leads)]
+        return listwise.rank(shortlist)[0].probability
+
+    alone = top_probability(2.0, 0.0, 0.0)
+    assert alone == pytest.approx(math.exp(2) / (math.exp(2) + 2))  # the softmax share itself
+    assert top_probability(2.0, 1.9, 0.0) < alone
+    table = json.loads(ranker.WEIGHTS_FILE.read_text())
+    assert ranker.from_dict({**table, "calibration": [2.0, -1.0]}).calibration == {"final": 2.0, "bias": -1.0}

@@ -49,8 +49,7 @@ def choose_short(generator, asked: Asked, focused: list[Sentence], prompt: str,
     pool = offered(ev)
     features.read_embeddings(pool, ev, embedder)
     features.compute(pool, ev)
-    shortlist = ranker.shortlist([c for c in pool if c.kind != "none"], settings.max_candidates)
-    shortlist += [c for c in pool if c.kind == "none"]
+    shortlist = ranker.shortlist(pool, settings.max_candidates)
     ev.model = dict(zip((c.text for c in shortlist),
                         grounded.model_logprobs(generator, prompt, [c.text for c in shortlist])))
     features.compute(shortlist, ev)

@@ -6,8 +6,12 @@ the dev questions (a candidate is right when its token F1 with a gold answer is 
 cross-validated by question, and written with the command, commit and data hash to ranker.json:
 - `prior` reads every candidate without the model and keeps the shortlist the model scores;
 - `final` reads the shortlist with the model's probabilities and picks the answer.
-The final score's probability, recalibrated on out-of-fold answers (Platt scaling), is the answer's
-confidence; below `threshold` the answer says it is unsure and shows the next candidates.
+Each stage is fitted either pointwise (a logistic model of each candidate being right) or listwise
+(a softmax over each question's candidates); the fit keeps whichever cross-validates better. The
+confidence is the final score recalibrated on out-of-fold answers (Platt scaling): of the score
+itself for a pointwise fit, of the candidate's share of the shortlist's softmax (as log-odds) for a
+listwise one, whose scores mean something only against each other. Below `threshold` the answer
+says it is unsure and shows the next candidates.
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ class Stage:
 class Ranker:
     prior: Stage
     final: Stage
-    calibration: tuple[float, float] = (1.0, 0.0)  # confidence = sigmoid(a × final score + b)
+    # confidence = sigmoid(final × calibrated input + prior × prior score + bias)
+    calibration: dict[str, float] = field(default_factory=lambda: {"final": 1.0, "prior": 0.0, "bias": 0.0})
+    calibrated_on: str = "score"  # score | share: the input of the calibration (see `confidence_inputs`)
     threshold: float = 0.0  # below this confidence the answer is shown as unsure
     provenance: dict = field(default_factory=dict)
 
@@ -55,18 +61,40 @@ class Ranker:
         return sorted(set(self.prior.weights) | set(self.final.weights))
 
     def shortlist(self, pool: list[Candidate], size: int) -> list[Candidate]:
-        """The `size` best candidates by the prior stage (each candidate's score set)."""
+        """The `size` best answer candidates by the prior stage, then the no-answer candidate
+        (every candidate's prior score set)."""
         for candidate in pool:
-            candidate.score = self.prior.score(candidate.features)
-        return sorted(pool, key=lambda c: -c.score)[:size]
+            candidate.score = candidate.prior = self.prior.score(candidate.features)
+        spans = sorted((c for c in pool if c.kind != "none"), key=lambda c: -c.score)[:size]
+        return spans + [c for c in pool if c.kind == "none"]
 
     def rank(self, shortlist: list[Candidate]) -> list[Candidate]:
         """The shortlist by the final stage, best first, each with its calibrated probability."""
-        a, b = self.calibration
         for candidate in shortlist:
             candidate.score = self.final.score(candidate.features)
-            candidate.probability = 1.0 / (1.0 + math.exp(-(a * candidate.score + b)))
+        inputs = confidence_inputs([c.score for c in shortlist], self.calibrated_on)
+        for candidate, value in zip(shortlist, inputs):
+            candidate.probability = self.confidence(value, candidate.prior)
         return sorted(shortlist, key=lambda c: -c.score)
+
+
+    def confidence(self, value: float, prior: float) -> float:
+        """The calibrated probability that a candidate is right, from its calibrated input (its
+        final score or share, `confidence_inputs`) and its prior score."""
+        c = self.calibration
+        z = c.get("final", 1.0) * value + c.get("prior", 0.0) * prior + c.get("bias", 0.0)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def confidence_inputs(scores: list[float], on: str) -> list[float]:
+    """What the confidence is calibrated on, per candidate: its score, or (`share`) the log-odds
+    of its share of the softmax over the shortlist."""
+    if on == "score" or not scores:
+        return list(scores)
+    peak = max(scores)
+    weights = [math.exp(s - peak) for s in scores]
+    total = sum(weights)
+    return [math.log(max(w, 1e-300) / max(total - w, 1e-300)) for w in weights]
 
 
 def _stage(table: dict) -> Stage:
@@ -74,8 +102,12 @@ def _stage(table: dict) -> Stage:
 
 
 def from_dict(table: dict) -> Ranker:
-    return Ranker(_stage(table["prior"]), _stage(table["final"]), tuple(table.get("calibration", (1.0, 0.0))),
-                  float(table.get("threshold", 0.0)), dict(table.get("provenance", {})))
+    calibration = table.get("calibration", {})
+    if isinstance(calibration, list):  # [a, b]: a score-only calibration
+        calibration = {"final": calibration[0], "bias": calibration[1]}
+    return Ranker(_stage(table["prior"]), _stage(table["final"]), {k: float(v) for k, v in calibration.items()},
+                  str(table.get("calibrated_on", "score")), float(table.get("threshold", 0.0)),
+                  dict(table.get("provenance", {})))
 
 
 @lru_cache(maxsize=4)
