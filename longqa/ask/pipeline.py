@@ -31,6 +31,7 @@ from longqa.ask.answer.stage import answer_settings, plan_answer, run_answer
 from longqa.ask.analysis.asked import read as read_asked
 from longqa.ask.context import build_passages
 from longqa.ask.search.plan import Planner, SearchContext
+from longqa.ask.search.steps import add_step
 from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
 from longqa.models.base import Embedder, Generator
@@ -153,10 +154,9 @@ class Pipeline:
             question, refined.passages, self.budget, self.settings, leaf_scores=refined.leaf_scores,
             embedder=self.retriever.embedder if dense else None,
             query_vector=self.retriever.embed(question) if dense else None,
-            spread=analysis.type == "multi-source" or long_form, queries=excerpt.search_queries(refined.steps),
+            spread=analysis.type == "multi-source" or long_form, queries=excerpt.search_queries([s.to_json() for s in refined.steps]),
             second_hop=hops.applies(question, analysis.type, long_form))
-        refined.steps.append({"step": len(refined.steps) + 1, "action": "excerpt", "searched_tokens": pool,
-                              "tokens": refined.context_tokens})
+        add_step(refined.steps, "excerpt", searched_tokens=pool, tokens=refined.context_tokens)
 
     # -- answers -----------------------------------------------------------------------------
     def stream(self, question: str, doc_ids: list[int] | None = None) -> AnswerStream:
@@ -176,8 +176,8 @@ class Pipeline:
                            self.retriever.embedder if dense else None,
                            self.retriever.embed(refined.question) if dense else None)
         refined.timings["focus"] = time.perf_counter() - tick
-        plan.bridges = [step["entity"] for step in refined.steps
-                        if step.get("action") == "bridge" and step.get("entity")] + plan.bridges
+        plan.bridges = [step.details["entity"] for step in refined.steps
+                        if step.action == "bridge" and step.details.get("entity")] + plan.bridges
         first_token: list[float] = []
         grounding: list = []
 
