@@ -34,7 +34,7 @@ from longqa.ask.search.plan import Planner, SearchContext
 from longqa.ask.search.steps import add_step
 from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
-from longqa.models.base import Embedder, Generator
+from longqa.models.base import KEEPS_PREFIX, Embedder, Generator, supports
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.store import snapshot
 from longqa.retrieve.settings import RETRIEVAL
@@ -86,9 +86,8 @@ class Pipeline:
         if self._heads_kept or self.generator is None:
             return
         self._heads_kept = True
-        keep = getattr(self.generator, "keep_prefix", None)
-        for head in prompts.KEPT_HEADS if keep is not None else ():
-            keep(head)
+        for head in prompts.KEPT_HEADS if supports(self.generator, KEEPS_PREFIX) else ():
+            self.generator.keep_prefix(head)
 
     def settings_in_effect(self) -> AskSettings:
         """Every tunable as this pipeline runs it (ask/settings.py; printed by `ask --explain`)."""
