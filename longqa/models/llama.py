@@ -17,6 +17,7 @@ from typing import Iterator
 
 import numpy as np
 
+from longqa import environment
 from longqa.errors import ModelError
 from longqa.models.base import KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS
 from longqa.models.files import GgufInfo, read_gguf_info
@@ -63,9 +64,9 @@ def extra_buffers() -> bool:
     quantised blocks). Off on CPUs that advertise AMX: there llama.cpp's AMX matmul segfaulted
     at the first decode (seen on a virtual machine that lists amx_int8 but cannot run it), and a
     crash is worse than slower prompts. $LONGQA_EXTRA_BUFFERS=1 (or 0) decides instead."""
-    value = os.environ.get("LONGQA_EXTRA_BUFFERS", "").strip()
-    if value in ("0", "1"):
-        return value == "1"
+    decided = environment.extra_buffers()
+    if decided is not None:
+        return decided
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
             return not any(line.startswith("flags") and " amx_int8" in line for line in handle)
