@@ -109,7 +109,7 @@ class AttentionReader:
             raise ModelError(f"{getattr(generator, 'name', 'this model')}: attention is readable only "
                              "from a local llama.cpp model (a server does not expose it)")
         self.name = generator.name
-        self._llm = generator.llama
+        llm = self._llm = generator.llama
         self._tensor_get = _load_tensor_get()
         self.n_ctx = min(n_ctx, int(generator.n_ctx_train))
         self._capture: Capture | None = None
