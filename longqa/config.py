@@ -1,5 +1,5 @@
-"""Where longqa keeps its files, the settings that come from the environment, and the limits on
-what one question or one document may cost."""
+"""Where longqa keeps its files, the settings file named by the environment (longqa/environment.py
+reads every variable), and the limits on what one question or one document may cost."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import os
 import pwd
 from dataclasses import dataclass
 from pathlib import Path
+
+from longqa import environment
 
 
 def home() -> Path:
@@ -30,8 +32,8 @@ def expand(path: str | os.PathLike) -> Path:
 
 def data_dir() -> Path:
     """`$LONGQA_HOME`, else `$XDG_DATA_HOME/longqa`, else `~/.local/share/longqa`."""
-    if os.environ.get("LONGQA_HOME"):
-        return expand(os.environ["LONGQA_HOME"])
+    if environment.DATA_HOME.value():
+        return expand(environment.DATA_HOME.value())
     xdg = os.environ.get("XDG_DATA_HOME") or str(home() / ".local" / "share")
     return expand(xdg) / "longqa"
 
@@ -39,8 +41,8 @@ def data_dir() -> Path:
 def models_dir() -> Path:
     """Assembled and converted model files (the embedded defaults) live here:
     `$LONGQA_MODELS_DIR`, else `<data dir>/models`."""
-    if os.environ.get("LONGQA_MODELS_DIR"):
-        return expand(os.environ["LONGQA_MODELS_DIR"])
+    if environment.MODELS_DIR.value():
+        return expand(environment.MODELS_DIR.value())
     return data_dir() / "models"
 
 
@@ -48,14 +50,14 @@ def db_path(explicit: str | os.PathLike | None = None) -> Path:
     """`-d/--db`, else `$LONGQA_DB`, else `<data dir>/longqa.db`."""
     if explicit:
         return expand(explicit)
-    if os.environ.get("LONGQA_DB"):
-        return expand(os.environ["LONGQA_DB"])
+    if environment.DB.value():
+        return expand(environment.DB.value())
     return data_dir() / "longqa.db"
 
 
 def settings_file() -> Path | None:
     """`$LONGQA_SETTINGS`: a TOML file of ask settings used when `--settings` is not given."""
-    value = os.environ.get("LONGQA_SETTINGS", "").strip()
+    value = environment.SETTINGS.value().strip()
     return Path(value).expanduser() if value else None
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 import sqlite_utils
 
+from longqa import environment
 from longqa.config import Limits
 from longqa.embedding import LeafEmbedder, embed_pending
 from longqa.errors import DocumentChanged, InputError, LongqaError, StoreError
@@ -167,7 +168,7 @@ class Ingestor:
 
 
 def _unexpected(exc: BaseException) -> str:
-    if os.environ.get("LONGQA_DEBUG"):
+    if environment.debug():
         raise exc
     detail = " ".join(str(exc).split())[:200]
     return f"internal error while reading it ({type(exc).__name__}: {detail}; set LONGQA_DEBUG=1 for details)"

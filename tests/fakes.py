@@ -22,6 +22,7 @@ from longqa.ask.search import router
 from longqa.structure import titles
 from longqa.structure.markup import Part, render
 from longqa.ask.answer.grounded import NO_ANSWER
+from longqa.models.base import KEEPS_PREFIX
 
 # The bag-of-words fake's cosines run lower than all-MiniLM-L6-v2's, for which the default
 # "nothing relevant" cosine threshold (0.42) is calibrated; tests with the fake use this one.
@@ -61,6 +62,7 @@ class FakeGenerator:
 
     name = "fake-generator"
     n_ctx = 8192
+    capabilities: frozenset[str] = frozenset()  # like a server: label probabilities only
 
     def __init__(self, choose=None, next_queries: list[str] | None = None, splits: list[str] | None = None,
                  route=None, reply=None):
@@ -154,6 +156,20 @@ class PausingGenerator(FakeGenerator):
         yield from super().stream(prompt, **options)
 
 
+class KeepingGenerator(FakeGenerator):
+    """The scripted generator that states it keeps prompt heads (as the local backend does) and
+    records each head it is asked to keep."""
+
+    capabilities = frozenset({KEEPS_PREFIX})
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.kept: list[str] = []
+
+    def keep_prefix(self, text: str) -> None:
+        self.kept.append(text)
+
+
 # -- structuring (tests/test_llm_structure.py) -------------------------------------------------------------
 class TopicEmbedder:
     """Vectors that point one way per topic (by keyword), so topic shifts are clear-cut."""
@@ -176,6 +192,7 @@ class OutlineGenerator:
     well-formed outline with a new section every `every` paragraphs (read off the grammar)."""
 
     name, n_ctx = "fake-generator", 8192
+    capabilities: frozenset[str] = frozenset()
 
     def __init__(self, every: int = 3, garbage: str | None = None, drop_one: bool = False, part: str = "Part"):
         self.every, self.garbage, self.drop_one, self.part = every, garbage, drop_one, part

@@ -101,7 +101,7 @@ def test_arxiv_paper_and_hotpot_articles(tmp_path, evaldata, models):
     assert all(Path(p.doc_path).name == paper.name for p in refined.passages[:1])
     comparison = pipeline.retrieve_context("Which band, Letters to Cleo or Screaming Trees, had more members?")
     assert comparison.analysis.type == "multi-source"
-    assert [s["action"] for s in comparison.steps].count("split") == 2
+    assert [s.action for s in comparison.steps].count("split") == 2
     text = " ".join(p.text for p in comparison.passages)
     assert "Kay Hanley" in text and "Screaming Trees" in text
     absent = pipeline.answer("What is the recommended dose of ibuprofen for a child?")

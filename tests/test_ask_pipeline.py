@@ -115,8 +115,8 @@ def test_multi_source_splits_into_sub_questions(handbook_db):
         "Which is older, Cooling System?", "Which is older, Fuel Handling?"]
     pipeline = make_pipeline(handbook_db, FakeGenerator(), budget=600)
     refined = pipeline.retrieve_context("Compare the Cooling System and the Staff Training rules")
-    splits = [s for s in refined.steps if s["action"] == "split"]
-    assert [s["query"] for s in splits] == ["Compare Cooling System rules", "Compare Staff Training rules"]
+    splits = [s for s in refined.steps if s.action == "split"]
+    assert [s.details["query"] for s in splits] == ["Compare Cooling System rules", "Compare Staff Training rules"]
     sections = {p.section.split(" > ")[0] for p in refined.passages}
     assert {"Cooling System", "Staff Training"} <= sections
 
@@ -128,13 +128,13 @@ def test_bridge_hops_are_capped_by_max_steps_and_never_repeat(handbook_db):
         generator = FakeGenerator(next_queries=["How many hours do operators train?", "How often is fuel replaced?",
                                                 "What starts the diesel generators?"])
         refined = make_pipeline(handbook_db, generator, max_steps=cap, confidence=1.1).retrieve_context(question)
-        bridges = [s for s in refined.steps if s["action"] == "bridge"]
-        assert [b["source"] for b in bridges] == ["model"] * cap
-        assert [b["query"] for b in bridges] == ["How many hours do operators train?", "How often is fuel replaced?"][:cap]
-        assert len({b["query"].lower() for b in bridges}) == len(bridges)
+        bridges = [s for s in refined.steps if s.action == "bridge"]
+        assert [b.details["source"] for b in bridges] == ["model"] * cap
+        assert [b.details["query"] for b in bridges] == ["How many hours do operators train?", "How often is fuel replaced?"][:cap]
+        assert len({b.details["query"].lower() for b in bridges}) == len(bridges)
     repeat = FakeGenerator(next_queries=[question])
     refined = make_pipeline(handbook_db, repeat, confidence=1.1).retrieve_context(question)
-    assert not [s for s in refined.steps if s["action"] == "bridge"]  # a repeated query is no hop
+    assert not [s for s in refined.steps if s.action == "bridge"]  # a repeated query is no hop
     assert not is_new("who TRAINS operators handle fuel assemblies", [question])
 
 
@@ -142,7 +142,7 @@ def test_max_steps_zero_means_no_expansion(handbook_db):
     refined = make_pipeline(handbook_db, FakeGenerator(), max_steps=0, confidence=1.1).retrieve_context(
         "Who trains the operators that handle the fuel assemblies?")
     # the (unmeasured, so fully steering) fake's router moves are not expansion steps
-    assert {s["action"] for s in refined.steps} <= {"outline", "add", "stop", "precise", "router"}
+    assert {s.action for s in refined.steps} <= {"outline", "add", "stop", "precise", "router"}
 
 
 def test_ablation_switches(handbook_db):
@@ -155,14 +155,14 @@ def test_ablation_switches(handbook_db):
     assert asked[:2] == ["The section that answers the question is section"] * 2
     assert set(asked[2:]) <= {"Can the question be answered from this information? Answer yes or no:", "Action:"}
     flat = make_pipeline(handbook_db, FakeGenerator(), use_tree=False).retrieve_context(question)
-    assert all(s["action"] != "outline" for s in flat.steps)
+    assert all(s.action != "outline" for s in flat.steps)
     assert all(len(p.leaf_ids) == 1 for p in flat.passages)
     for mode in ("bm25", "dense"):
         only = make_pipeline(handbook_db, FakeGenerator(), retrieval=mode).retrieve_context(question)
         assert only.passages and all((f.dense_raw is None) == (mode == "bm25") for f in only.fused.values())
     plain = make_pipeline(handbook_db, FakeGenerator(), use_expansion=False).retrieve_context(
         "Compare the Cooling System and the Staff Training rules")
-    assert {s["action"] for s in plain.steps} <= {"outline", "add", "stop", "precise", "router"}
+    assert {s.action for s in plain.steps} <= {"outline", "add", "stop", "precise", "router"}
 
 
 def test_doc_filter_and_budget(tmp_path, db_path):

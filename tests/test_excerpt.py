@@ -26,8 +26,8 @@ def test_a_tight_budget_keeps_the_best_sentences_of_the_larger_search(handbook_d
     assert sum(p.tokens for p in refined.passages) <= 120 and refined.budget == 120
     assert [p.n for p in refined.passages] == list(range(1, len(refined.passages) + 1))
     assert any(FACT in p.text for p in refined.passages)
-    excerpt_steps = [s for s in refined.steps if s["action"] == "excerpt"]
-    assert excerpt_steps and excerpt_steps[0]["searched_tokens"] == 2000
+    excerpt_steps = [s for s in refined.steps if s.action == "excerpt"]
+    assert excerpt_steps and excerpt_steps[0].details["searched_tokens"] == 2000
     for passage in refined.passages:
         assert passage.spans and passage.leaf_ids == list(dict.fromkeys(leaf for leaf, _, _ in passage.spans))
         for leaf_id, start, end in passage.spans:  # each kept sentence is the stored leaf's text
@@ -44,7 +44,7 @@ def test_a_tight_budget_keeps_the_best_sentences_of_the_larger_search(handbook_d
 def test_at_the_default_budget_passages_are_whole(handbook_db):
     refined = make_pipeline(handbook_db, budget=2000).retrieve_context(QUESTION)
     assert refined.passages and all(p.spans is None for p in refined.passages)
-    assert not [s for s in refined.steps if s["action"] == "excerpt"]
+    assert not [s for s in refined.steps if s.action == "excerpt"]
 
 
 def test_the_answer_reads_only_the_kept_sentences_and_quotes_them_exactly(handbook_db):

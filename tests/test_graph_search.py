@@ -37,9 +37,9 @@ def test_the_child_of_a_relevant_visited_point_is_taken_first_and_the_search_sto
     search = GraphSearch("When did the steamer Orla sink in the fog?", question_vector, [graph], leaves, 2000,
                          DEFAULTS.search.but(max_seconds=60), steps)
     outcome = search.run()
-    adds = [s for s in steps if s["action"] == "add"]
+    adds = [s for s in steps if s.action == "add"]
     # the point starts visited; its strongest edge (0.8) leads to leaf 103, which answers
-    assert adds[0]["node"] == 103 and adds[0]["graph_node"] == 3
+    assert adds[0].details["node"] == 103 and adds[0].details["graph_node"] == 3
     assert outcome.stop == "sufficient" and outcome.sufficient
     assert [leaf.id for leaf in outcome.picks] == [103]
 
@@ -53,7 +53,7 @@ def test_the_budget_is_never_exceeded():
     outcome = GraphSearch("Who kept the logbook of passing ships?", None, [graph], leaves, budget,
                           DEFAULTS.search.but(max_seconds=60, confidence=1.0), steps).run()
     assert sum(leaf_tokens(leaf) for leaf in outcome.picks) <= budget
-    assert len(outcome.picks) == 1 and steps[-1]["action"] == "stop"
+    assert len(outcome.picks) == 1 and steps[-1].action == "stop"
 
 
 # -- on a real store: a document's graph built by `ingest --graph`'s builder, stored and loaded --------
@@ -109,11 +109,11 @@ def test_the_retrievals_best_leaves_are_visited_first_then_the_graph_leads(db):
     search = GraphSearch(question, embedder.embed([question])[0], [graph], leaves, 2000,
                          DEFAULTS.search.but(max_seconds=60, confidence=1.01), steps, leaf_scores={swim: 0.9, boats: 0.8})
     outcome = search.run()
-    adds = [s for s in steps if s["action"] == "add"]
-    assert [(s["node"], s["reason"]) for s in adds[:2]] == [(swim, "seed"), (boats, "seed")]
-    assert {s["reason"] for s in adds[2:]} == {"graph"}
+    adds = [s for s in steps if s.action == "add"]
+    assert [(s.details["node"], s.details["reason"]) for s in adds[:2]] == [(swim, "seed"), (boats, "seed")]
+    assert {s.details["reason"] for s in adds[2:]} == {"graph"}
     # after the seeds, the leaf that answers (most similar to the question) comes before the rest
-    graph_leaves = [s["node"] for s in adds[2:]]
+    graph_leaves = [s.details["node"] for s in adds[2:]]
     assert graph_leaves[0] == by_text[STORY[4]]
     assert [leaf.id for leaf in outcome.picks[:2]] == [swim, boats]
 
@@ -143,7 +143,7 @@ def test_a_point_and_its_copies_at_other_levels_are_visited_once(db):
     question = "When was the lifeboat station founded?"
     GraphSearch(question, embedder.embed([question])[0], [graph], leaves, 2000,
                 DEFAULTS.search.but(max_seconds=60, confidence=1.01), steps).run()
-    visited = [s["graph_node"] for s in steps if s["action"] == "add"]
+    visited = [s.details["graph_node"] for s in steps if s.action == "add"]
     for ids in repeated:
         assert sum(1 for node_id in visited if node_id in ids) <= 1
 
@@ -173,7 +173,7 @@ def test_a_weakly_related_parent_does_not_pull_its_child_ahead_of_the_most_simil
     steps: list[dict] = []
     GraphSearch(question, embedder.embed([question])[0], [stored], tree_leaves, 2000,
                 DEFAULTS.search.but(max_seconds=60, confidence=1.01), steps).run()
-    adds = [s["node"] for s in steps if s["action"] == "add"]
+    adds = [s.details["node"] for s in steps if s.action == "add"]
     assert adds[0] == trophy and adds.index(trophy) < adds.index(guildhall)
 
 
@@ -196,9 +196,9 @@ def test_search_auto_takes_the_graph_only_when_every_candidate_document_has_one(
 
     def chosen() -> tuple[str, list[str]]:
         refined = make_pipeline(db, search="auto").retrieve_context(question)
-        choice = [s for s in refined.steps if s["action"] == "search-choice"]
+        choice = [s for s in refined.steps if s.action == "search-choice"]
         assert len(choice) == 1
-        return choice[0]["search"], [s["action"] for s in refined.steps]
+        return choice[0].details["search"], [s.action for s in refined.steps]
 
     search, actions = chosen()
     assert search == "tree" and "graph-start" not in actions

@@ -20,9 +20,11 @@ SQL = re.compile(
 )
 # The floors, lowest first. A unit may import its own floor and any floor below it, never one
 # above. The bottom floor is plain text and models (words, sentences, stems; the model backends)
-# beside the shared modules every package reads (tokens, the tree types, settings helpers, errors).
+# beside the shared modules every package reads (tokens, the tree types, settings helpers, errors,
+# the environment's variables).
 FLOORS = [
-    {"longqa", "__init__", "text", "models", "tokens", "tree_types", "tunables", "errors", "config", "names"},
+    {"longqa", "__init__", "text", "models", "tokens", "tree_types", "tunables", "errors", "config", "names",
+     "environment"},
     {"parse"},
     {"store", "embedding"},  # embedding.py writes leaf vectors into the store
     {"structure"},

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from longqa.models.base import CAPABILITIES, KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS, supports
 from longqa.models.counting import CountingEmbedder, CountingGenerator, Usage
 from longqa.models.lazy import LazyModel, model_of
-from tests.fakes import FakeEmbedder, FakeGenerator
+from tests.fakes import FakeEmbedder, FakeGenerator, KeepingGenerator
 
 
 def test_a_lazy_model_loads_once_at_first_use_and_checks_before_handing_out():
@@ -54,3 +55,53 @@ def test_a_call_that_raised_is_counted():
     embedder.embed(["a", "b"])
     assert (usage.embed_calls, usage.embedded_texts) == (1, 2)
     assert usage.since(Usage(generator_calls=1)).generator_calls == 0
+
+
+def _generator_classes():
+    from longqa.models.llama import LlamaGenerator
+    from longqa.models.openai import OpenAIGenerator
+    from tests import fakes
+
+    return [LlamaGenerator, OpenAIGenerator, fakes.FakeGenerator, fakes.KeepingGenerator, fakes.OutlineGenerator]
+
+
+# The member each capability promises.
+PROMISED = {KEEPS_PREFIX: "keep_prefix", SCORES_OPTIONS: "option_logprobs", READS_ATTENTION: "llama"}
+
+
+def test_every_generator_states_exactly_the_capabilities_it_offers():
+    assert set(PROMISED) == CAPABILITIES
+    for cls in _generator_classes():
+        offered = {name for name, member in PROMISED.items() if hasattr(cls, member)}
+        assert cls.capabilities == offered, cls.__name__
+    from longqa.models.llama import LlamaGenerator
+    assert LlamaGenerator.capabilities == CAPABILITIES  # the local backend offers all of them
+
+
+def test_supports_reads_the_stated_capabilities_and_refuses_an_unknown_name():
+    assert supports(KeepingGenerator(), KEEPS_PREFIX) and not supports(FakeGenerator(), KEEPS_PREFIX)
+    assert not supports(None, SCORES_OPTIONS)
+    with pytest.raises(ValueError, match="unknown generator capability 'streams'"):
+        supports(FakeGenerator(), "streams")
+
+
+def test_the_wrappers_pass_the_capabilities_through():
+    keeping = KeepingGenerator()
+    counted = CountingGenerator(LazyModel(lambda: keeping))
+    assert supports(counted, KEEPS_PREFIX) and not supports(counted, SCORES_OPTIONS)
+    counted.keep_prefix("Manual:")
+    assert keeping.kept == ["Manual:"]
+    with pytest.raises(AttributeError):
+        counted.option_logprobs  # noqa: B018  (offered only over a backend that scores options)
+
+
+def test_the_pipeline_keeps_the_prompt_heads_only_where_the_generator_states_it(tmp_path, db_path):
+    from longqa.ask import prompts
+    from longqa.ask.search import router
+    from tests.ask_support import build_store, make_pipeline, reactor_handbook
+
+    db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
+    question = "How fast do the emergency diesel generators start?"
+    keeping = KeepingGenerator()
+    make_pipeline(db, keeping, router="on").answer(question)
+    assert set(keeping.kept) == {*prompts.KEPT_HEADS, router.ROUTER_HEAD}  # the fixed heads, the router's example

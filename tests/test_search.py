@@ -67,11 +67,11 @@ def filing_db(tmp_path, db_path):
 
 
 def adds(refined):
-    return [s for s in refined.steps if s["action"] == "add"]
+    return [s for s in refined.steps if s.action == "add"]
 
 
 def stop_of(refined):
-    return [s for s in refined.steps if s["action"] == "stop"][0]
+    return [s for s in refined.steps if s.action == "stop"][0]
 
 
 # -- document-level scores and whole-document local scores --------------------------------------
@@ -121,16 +121,16 @@ def test_bridge_step_finds_the_article_that_shares_no_word_with_the_question(fil
     question = "Where did the woman who directed Cold Harbour grow up?"
     refined = make_pipeline(films_db, FakeGenerator(), budget=160, hop_after=1).retrieve_context(question)
     assert refined.analysis.type == "multi-bridge"
-    bridges = [s for s in refined.steps if s["action"] == "bridge"]
-    assert bridges and bridges[0]["entity"] == "Lena Marsh"
-    assert bridges[0]["query"] == "Lena Marsh woman grow"
-    picked = [s for s in adds(refined) if s["reason"] == "bridge"]
+    bridges = [s for s in refined.steps if s.action == "bridge"]
+    assert bridges and bridges[0].details["entity"] == "Lena Marsh"
+    assert bridges[0].details["query"] == "Lena Marsh woman grow"
+    picked = [s for s in adds(refined) if s.details["reason"] == "bridge"]
     assert picked and "Tromso" in refined.context
     # without the bridge step the same budget is filled with the distractors instead
     plain = make_pipeline(films_db, FakeGenerator(), budget=160, hop_after=1, use_expansion=False
                           ).retrieve_context(question)
     assert "Tromso" not in plain.context and "Cold Harbour is a 1968" in plain.context
-    assert not [s for s in plain.steps if s["action"] == "bridge"]
+    assert not [s for s in plain.steps if s.action == "bridge"]
 
 
 def test_what_a_bridge_query_found_fills_the_budget_after_the_loop(tmp_path, db_path):
@@ -144,8 +144,8 @@ def test_what_a_bridge_query_found_fills_the_budget_after_the_loop(tmp_path, db_
     db = build_store(db_path, {"films.md": films_corpus(), "people.md": people}, tmp_path)
     question = "Where did the woman who directed Cold Harbour grow up?"
     refined = make_pipeline(db, FakeGenerator(), budget=600, hop_after=1, max_nodes=2).retrieve_context(question)
-    assert [s["entity"] for s in refined.steps if s["action"] == "bridge"][:1] == ["Lena Marsh"]
-    assert stop_of(refined)["reason"] == "max nodes"
+    assert [s.details["entity"] for s in refined.steps if s.action == "bridge"][:1] == ["Lena Marsh"]
+    assert stop_of(refined).details["reason"] == "max nodes"
     # the loop took the best leaf and the hop's best hit; the fill adds the other Lena Marsh leaf
     assert "spent her childhood in Tromso" in refined.context
     assert "taught at the Tromso film school" in refined.context
@@ -157,9 +157,9 @@ def test_leaf_after_the_best_hit_comes_in_through_the_frontier(filing_db):
     generator = FakeGenerator(choose=says("4,512"))
     refined = make_pipeline(filing_db, generator, budget=140).retrieve_context(question)
     steps = adds(refined)
-    assert steps[0]["reason"] == "best leaf" and steps[1]["reason"] == "neighbour"
-    assert steps[0]["p_yes"] == pytest.approx(0.2) and steps[1]["p_yes"] == pytest.approx(0.8)
-    assert stop_of(refined)["reason"] == "sufficient" and len(steps) == 2
+    assert steps[0].details["reason"] == "best leaf" and steps[1].details["reason"] == "neighbour"
+    assert steps[0].details["p_yes"] == pytest.approx(0.2) and steps[1].details["p_yes"] == pytest.approx(0.8)
+    assert stop_of(refined).details["reason"] == "sufficient" and len(steps) == 2
     assert "4,512 million" in refined.context
     # LongRefiner's greedy selection alone spends the same budget on leaves sharing words
     greedy = make_pipeline(filing_db, FakeGenerator(), budget=140, use_loop=False).retrieve_context(question)
@@ -175,7 +175,7 @@ def test_the_fill_extends_a_pick_into_a_contiguous_run(filing_db):
                              fill_run_weight=weight).retrieve_context(question)
     plain, runs = ask(0.0), ask(0.8)
     for refined in (plain, runs):
-        assert len(adds(refined)) == 1 and stop_of(refined)["reason"] == "sufficient"
+        assert len(adds(refined)) == 1 and stop_of(refined).details["reason"] == "sufficient"
         assert "set out in the next table" in refined.context
     assert "4,512 million" not in plain.context
     assert "4,512 million" in runs.context
@@ -191,16 +191,16 @@ def test_a_section_whose_leaves_are_picked_comes_in_whole(filing_db):
         return make_pipeline(filing_db, FakeGenerator(choose=says("nothing says this")), budget=2000,
                              max_nodes=3, parent_gather=gather).retrieve_context(question)
     gathered, plain = ask(0.33), ask(0.0)
-    assert [s["reason"] for s in adds(gathered)] == ["best leaf", "neighbour", "parent"]
-    assert adds(gathered)[2]["kind"] == "section"
-    assert "parent" not in [s["reason"] for s in adds(plain)]
+    assert [s.details["reason"] for s in adds(gathered)] == ["best leaf", "neighbour", "parent"]
+    assert adds(gathered)[2].details["kind"] == "section"
+    assert "parent" not in [s.details["reason"] for s in adds(plain)]
 
 
 def test_sub_questions_take_turns(tmp_path, db_path):
     db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
     refined = make_pipeline(db, FakeGenerator(choose=says("never")), budget=700, max_nodes=4).retrieve_context(
         "Compare the Cooling System and the Staff Training rules")
-    assert [s["query"] for s in refined.steps if s["action"] == "split"] == [
+    assert [s.details["query"] for s in refined.steps if s.action == "split"] == [
         "Compare Cooling System rules", "Compare Staff Training rules"]
     picked = [p for p in refined.passages]
     sections = {p.section.split(" > ")[0] for p in picked}
@@ -211,25 +211,25 @@ def test_sub_questions_take_turns(tmp_path, db_path):
 def test_confidence_and_patience_end_the_loop(filing_db):
     question = "What net revenue did Orion Foods report?"
     sure = make_pipeline(filing_db, FakeGenerator(choose=says("Orion")), budget=400).retrieve_context(question)
-    assert len(adds(sure)) == 1 and stop_of(sure)["reason"] == "sufficient"
+    assert len(adds(sure)) == 1 and stop_of(sure).details["reason"] == "sufficient"
     patient = make_pipeline(filing_db, FakeGenerator(choose=says("Orion")), budget=400, patience=2
                             ).retrieve_context(question)
-    assert len(adds(patient)) == 2 and stop_of(patient)["reason"] == "sufficient"
+    assert len(adds(patient)) == 2 and stop_of(patient).details["reason"] == "sufficient"
     strict = make_pipeline(filing_db, FakeGenerator(choose=says("Orion")), budget=400, confidence=0.9
                            ).retrieve_context(question)
-    assert stop_of(strict)["reason"] != "sufficient"  # p(yes) = 0.8 never reaches t_p = 0.9
+    assert stop_of(strict).details["reason"] != "sufficient"  # p(yes) = 0.8 never reaches t_p = 0.9
 
 
 def test_caps_end_the_loop(filing_db):
     question = "What net revenue did Orion Foods report?"
     never = FakeGenerator(choose=says("nothing says this"))
     capped = make_pipeline(filing_db, never, budget=2000, max_nodes=2).retrieve_context(question)
-    assert len(adds(capped)) == 2 and stop_of(capped)["reason"] == "max nodes"
+    assert len(adds(capped)) == 2 and stop_of(capped).details["reason"] == "max nodes"
     timed = make_pipeline(filing_db, never, budget=2000, max_seconds=0).retrieve_context(question)
-    assert adds(timed) == [] and stop_of(timed)["reason"] == "max seconds"
+    assert adds(timed) == [] and stop_of(timed).details["reason"] == "max seconds"
     full = make_pipeline(filing_db, never, budget=150).retrieve_context(question)
-    assert stop_of(full)["reason"] in ("budget full", "frontier empty") and full.context_tokens <= 150
-    assert stop_of(full)["tokens"] <= 150
+    assert stop_of(full).details["reason"] in ("budget full", "frontier empty") and full.context_tokens <= 150
+    assert stop_of(full).details["tokens"] <= 150
 
 
 def test_precise_mode_retries_with_whole_sections(filing_db):
@@ -237,17 +237,17 @@ def test_precise_mode_retries_with_whole_sections(filing_db):
     # the model says yes only when it sees the policy paragraphs together: a section, not a leaf
     generator = FakeGenerator(choose=says("freight costs as cost of sales"))
     refined = make_pipeline(filing_db, generator, budget=600, max_nodes=1).retrieve_context(question)
-    precise = [s for s in refined.steps if s["action"] == "precise"]
-    assert precise and precise[0]["sections"]
+    precise = [s for s in refined.steps if s.action == "precise"]
+    assert precise and precise[0].details["sections"]
     off = make_pipeline(filing_db, FakeGenerator(choose=says("freight costs as cost of sales")), budget=600,
                         max_nodes=1, precise_mode=False).retrieve_context(question)
-    assert not [s for s in off.steps if s["action"] == "precise"]
+    assert not [s for s in off.steps if s.action == "precise"]
 
 
 def test_loop_off_is_plain_greedy_selection(filing_db):
     refined = make_pipeline(filing_db, FakeGenerator(), budget=300, use_loop=False).retrieve_context(
         "What net revenue did Orion Foods report?")
-    assert [s["action"] for s in refined.steps] == ["outline"]
+    assert [s.action for s in refined.steps] == ["outline"]
     assert refined.passages
 
 
@@ -307,7 +307,7 @@ def test_decisions_at_chance_are_not_asked(filing_db):
     assert "The section that answers the question is section" not in asked
     assert not any(p.endswith("Type:") for p in asked)
     assert refined.analysis.decided_by["type"] == "default"
-    assert [s["action"] for s in refined.steps][0] == "outline-skipped"
+    assert [s.action for s in refined.steps][0] == "outline-skipped"
 
 
 # -- RDR2's router -------------------------------------------------------------------------------
@@ -328,30 +328,30 @@ def test_router_expand_brings_in_the_chosen_node(filing_db):
     question = "What net revenue did Orion Foods report?"
     generator = FakeGenerator(route=routes(lambda lines: f"EXPAND({line_with(lines, 'Foods prices')})"))
     refined = make_pipeline(filing_db, generator, budget=400, max_nodes=2, router="on").retrieve_context(question)
-    routed = [s for s in refined.steps if s["action"] == "router"]
+    routed = [s for s in refined.steps if s.action == "router"]
     first = adds(refined)[0]
-    assert routed[0]["move"] == "EXPAND" and first["node"] == routed[0]["ids"][0] and first["reason"] == "router"
+    assert routed[0].details["move"] == "EXPAND" and first.details["node"] == routed[0].details["ids"][0] and first.details["reason"] == "router"
     assert "Foods prices and revenue" in refined.context
-    assert all(s["seconds"] >= 0 for s in routed)
+    assert all(s.details["seconds"] >= 0 for s in routed)
     # the node was not the loop's own first choice
     plain = make_pipeline(filing_db, FakeGenerator(), budget=400, max_nodes=2, router="off").retrieve_context(question)
-    assert adds(plain)[0]["node"] != first["node"] and adds(plain)[0]["reason"] == "best leaf"
-    assert not [s for s in plain.steps if s["action"].startswith("router")]
+    assert adds(plain)[0].details["node"] != first.details["node"] and adds(plain)[0].details["reason"] == "best leaf"
+    assert not [s for s in plain.steps if s.action.startswith("router")]
 
 
 def test_router_answer_and_refuse_end_the_loop(filing_db):
     question = "What net revenue did Orion Foods report?"
     answer = FakeGenerator(route=routes(lambda lines: f"ANSWER({line_with(lines, '4,512 million')})"))
     refined = make_pipeline(filing_db, answer, budget=400, router="on").retrieve_context(question)
-    routed = [s for s in refined.steps if s["action"] == "router"]
-    assert len(routed) == 1 and routed[0]["move"] == "ANSWER" and routed[0]["added"] == routed[0]["ids"]
-    assert adds(refined) == [] and stop_of(refined)["reason"] == "router answer"
+    routed = [s for s in refined.steps if s.action == "router"]
+    assert len(routed) == 1 and routed[0].details["move"] == "ANSWER" and routed[0].details["added"] == routed[0].details["ids"]
+    assert adds(refined) == [] and stop_of(refined).details["reason"] == "router answer"
     assert "4,512 million" in refined.context
     refuse = FakeGenerator(route=routes(lambda lines: "REFUSE"))
     refused = make_pipeline(filing_db, refuse, budget=400, router="on").retrieve_context(question)
-    assert [s["move"] for s in refused.steps if s["action"] == "router"] == ["REFUSE"]
-    assert stop_of(refused)["reason"] == "router refuse" and refused.found  # found is the retrieval's verdict
-    assert not [s for s in refused.steps if s["action"] == "precise"]
+    assert [s.details["move"] for s in refused.steps if s.action == "router"] == ["REFUSE"]
+    assert stop_of(refused).details["reason"] == "router refuse" and refused.found  # found is the retrieval's verdict
+    assert not [s for s in refused.steps if s.action == "precise"]
 
 
 def test_router_junk_reply_changes_nothing(filing_db):
@@ -360,8 +360,8 @@ def test_router_junk_reply_changes_nothing(filing_db):
     refined = make_pipeline(filing_db, junk, budget=140, router="on").retrieve_context(question)
     plain = make_pipeline(filing_db, FakeGenerator(choose=says("4,512")), budget=140, router="off"
                           ).retrieve_context(question)
-    assert {s["move"] for s in refined.steps if s["action"] == "router"} == {"none"}
-    assert [s["node"] for s in adds(refined)] == [s["node"] for s in adds(plain)]
+    assert {s.details["move"] for s in refined.steps if s.action == "router"} == {"none"}
+    assert [s.details["node"] for s in adds(refined)] == [s.details["node"] for s in adds(plain)]
 
 
 def test_router_at_chance_is_not_asked(filing_db):
@@ -373,11 +373,11 @@ def test_router_at_chance_is_not_asked(filing_db):
     assert skill.router_weight(generator) == 0.0  # measured at chance (bench/decisions.py)
     question = "What net revenue did Orion Foods report?"
     refined = make_pipeline(filing_db, generator, budget=300).retrieve_context(question)
-    assert asked == [] and "router-skipped" in [s["action"] for s in refined.steps]
-    assert stop_of(refined)["reason"] != "router refuse"
+    assert asked == [] and "router-skipped" in [s.action for s in refined.steps]
+    assert stop_of(refined).details["reason"] != "router refuse"
     # forced on, the same model is asked
     forced = make_pipeline(filing_db, generator, budget=300, router="on").retrieve_context(question)
-    assert asked and stop_of(forced)["reason"] == "router refuse"
+    assert asked and stop_of(forced).details["reason"] == "router refuse"
 
 
 # -- spreading over candidate documents the question does not tell apart -------------------------
@@ -417,9 +417,9 @@ def test_spread_gives_each_close_candidate_document_its_best_leaf(contracts_db):
     clauses = ("lasts one year unless Birch", "six months at Cedar")
     assert all(clause in spread.context for clause in clauses)
     assert not all(clause in narrow.context for clause in clauses)
-    step = [s for s in spread.steps if s["action"] == "spread"]
+    step = [s for s in spread.steps if s.action == "spread"]
     # without the loop nothing was picked before the spread: each document gives its best leaf
-    assert step and len(step[0]["nodes"]) == 3
+    assert step and len(step[0].details["nodes"]) == 3
     assert spread.context_tokens <= 200
 
 
@@ -428,16 +428,16 @@ def test_spread_leaves_a_single_candidate_document_alone(filing_db):
     plain = make_pipeline(filing_db, FakeGenerator(), budget=400, spread_docs=0).retrieve_context(question)
     spread = make_pipeline(filing_db, FakeGenerator(), budget=400, spread_docs=8).retrieve_context(question)
     assert [p.node_id for p in spread.passages] == [p.node_id for p in plain.passages]
-    assert not [s for s in spread.steps if s["action"] == "spread"]
+    assert not [s for s in spread.steps if s.action == "spread"]
 
 
 def test_spread_only_when_the_search_found_no_sufficient_evidence(contracts_db):
     question = "Highlight the parts of this contract related to the renewal term."
-    spreads = lambda refined: [s for s in refined.steps if s["action"] == "spread"]  # noqa: E731
+    spreads = lambda refined: [s for s in refined.steps if s.action == "spread"]  # noqa: E731
     never = make_pipeline(contracts_db, FakeGenerator(), budget=200, confidence=1.01,
                           spread_docs=3).retrieve_context(question)
     at_once = make_pipeline(contracts_db, FakeGenerator(), budget=200, confidence=0.0,
                             spread_docs=3).retrieve_context(question)
-    assert stop_of(never)["reason"] != "sufficient" and spreads(never)
+    assert stop_of(never).details["reason"] != "sufficient" and spreads(never)
     assert len({p.doc for p in never.passages}) == 3
-    assert stop_of(at_once)["reason"] == "sufficient" and not spreads(at_once)
+    assert stop_of(at_once).details["reason"] == "sufficient" and not spreads(at_once)

@@ -1,5 +1,6 @@
 """One settings object: every tunable of the ask pipeline described, and the one that runs."""
 
+import re
 from dataclasses import fields
 
 import pytest
@@ -48,6 +49,29 @@ def test_the_settings_document_is_current():
 
     written = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text(encoding="utf-8")
     assert written == document(), "docs/settings.md is out of date: python -m longqa.ask.settings > docs/settings.md"
+
+
+def layout_problems(readme: str, root) -> list[str]:
+    """What README's Layout table gets wrong about the package under `root` (the repository): a
+    package folder it leaves out, or a path it names that does not exist."""
+    table = readme.split("### Layout", 1)[1].split("\n\n", 2)[1]  # the block after the heading
+    named = {path for row in table.splitlines()[2:] for path in re.findall(r"`([^`]+)`", row.split("|")[1])}
+    packages = {f"{init.parent.relative_to(root).as_posix()}/" for init in (root / "longqa").rglob("__init__.py")}
+    packages.discard("longqa/")
+    return ([f"{path} is missing from the table" for path in sorted(packages - named)]
+            + [f"{path} does not exist" for path in sorted(named) if not (root / path).exists()])
+
+
+def test_the_readme_layout_names_every_package_folder_and_nothing_else():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert layout_problems(readme, root) == []
+    assert {"longqa/ask/analysis/", "longqa/ask/search/", "longqa/ask/answer/"} <= set(re.findall(r"`(longqa/[^`]*)`", readme))
+    # the check fails on a row left out and on a path that is gone
+    stale = readme.replace("| `longqa/graph/` |", "| `longqa/graphs/` |")
+    assert layout_problems(stale, root) == ["longqa/graph/ is missing from the table", "longqa/graphs/ does not exist"]
 
 
 def test_values_are_converted_to_each_fields_type():

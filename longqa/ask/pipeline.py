@@ -31,9 +31,10 @@ from longqa.ask.answer.stage import answer_settings, plan_answer, run_answer
 from longqa.ask.analysis.asked import read as read_asked
 from longqa.ask.context import build_passages
 from longqa.ask.search.plan import Planner, SearchContext
+from longqa.ask.search.steps import add_step
 from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
-from longqa.models.base import Embedder, Generator
+from longqa.models.base import KEEPS_PREFIX, Embedder, Generator, supports
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.store import snapshot
 from longqa.retrieve.settings import RETRIEVAL
@@ -85,9 +86,8 @@ class Pipeline:
         if self._heads_kept or self.generator is None:
             return
         self._heads_kept = True
-        keep = getattr(self.generator, "keep_prefix", None)
-        for head in prompts.KEPT_HEADS if keep is not None else ():
-            keep(head)
+        for head in prompts.KEPT_HEADS if supports(self.generator, KEEPS_PREFIX) else ():
+            self.generator.keep_prefix(head)
 
     def settings_in_effect(self) -> AskSettings:
         """Every tunable as this pipeline runs it (ask/settings.py; printed by `ask --explain`)."""
@@ -155,8 +155,7 @@ class Pipeline:
             query_vector=self.retriever.embed(question) if dense else None,
             spread=analysis.type == "multi-source" or long_form, queries=excerpt.search_queries(refined.steps),
             second_hop=hops.applies(asked, analysis.type, long_form))
-        refined.steps.append({"step": len(refined.steps) + 1, "action": "excerpt", "searched_tokens": pool,
-                              "tokens": refined.context_tokens})
+        add_step(refined.steps, "excerpt", searched_tokens=pool, tokens=refined.context_tokens)
 
     # -- answers -----------------------------------------------------------------------------
     def stream(self, question: str, doc_ids: list[int] | None = None) -> AnswerStream:
@@ -176,8 +175,8 @@ class Pipeline:
                            self.retriever.embedder if dense else None,
                            self.retriever.embed(refined.question) if dense else None)
         refined.timings["focus"] = time.perf_counter() - tick
-        plan.bridges = [step["entity"] for step in refined.steps
-                        if step.get("action") == "bridge" and step.get("entity")] + plan.bridges
+        plan.bridges = [step.details["entity"] for step in refined.steps
+                        if step.action == "bridge" and step.details.get("entity")] + plan.bridges
         first_token: list[float] = []
         grounding: list = []
 

@@ -9,6 +9,7 @@ from longqa.ask.analysis.analyze import Analysis
 from longqa.ask.answer.citations import cited_numbers, citation_list
 from longqa.ask.context import Passage, render
 from longqa.ask.search.relevance import EvidenceCheck
+from longqa.ask.search.steps import Step
 from longqa.ask.answer.grounded import Grounding, Quote, quote_of
 from longqa.retrieve.fusion import Fused
 
@@ -21,7 +22,7 @@ class Refined:
     analysis: Analysis
     evidence: EvidenceCheck
     passages: list[Passage] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     budget: int = 0
     fused: dict[int, Fused] = field(default_factory=dict)  # every retrieved leaf, for --explain
@@ -57,7 +58,7 @@ class Refined:
             "analysis": {**analysis, "relevant": self.evidence.as_dict()},
             "context": [p.as_context() for p in self.passages],
             "context_tokens": self.context_tokens,
-            "steps": self.steps,
+            "steps": [step.to_json() for step in self.steps],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "found": self.found if grounding is None else self.found and grounding.mode != "none",
             "confidence": None if grounding is None or grounding.confidence is None else round(grounding.confidence, 4),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import importlib
 
 import typer
 
+from longqa import environment
 from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, LongqaError
 from longqa.cli.app import app
 from longqa.names import shown
@@ -50,7 +50,7 @@ def main() -> None:
         print(f"longqa: error: {shown(exc)}", file=sys.stderr)
         code = exc.exit_code
     except Exception as exc:  # a bug: still one line, unless the user asks for the traceback
-        if os.environ.get("LONGQA_DEBUG"):
+        if environment.debug():
             raise
         print(f"longqa: internal error: {type(exc).__name__}: {shown(exc)} (set LONGQA_DEBUG=1 for details)",
               file=sys.stderr)

@@ -178,10 +178,10 @@ def _paged(store, passages) -> set[int]:
 
 
 def _note_load(refined, generator) -> None:
-    """The generator loads at its first use, inside some pipeline stage: say how long it took."""
-    seconds = getattr(generator, "load_seconds", None)
-    if seconds is not None:
-        refined.timings["generator_load"] = seconds
+    """The generator (a LazyModel, or None) loads at its first use, inside some pipeline stage:
+    say how long it took."""
+    if generator is not None and generator.load_seconds is not None:
+        refined.timings["generator_load"] = generator.load_seconds
 
 
 def _report(refined, explain: bool, grounding=None, settings=None) -> None:

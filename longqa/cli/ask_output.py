@@ -97,9 +97,9 @@ def print_explain(refined: Refined, grounding=None, settings: AskSettings | None
                 line += f" (model {c['model']:.2f})"
             err.print(line, markup=False, highlight=False)
     for step in refined.steps:
-        detail = {k: v for k, v in step.items() if k not in ("step", "action", "added")}
-        added = len(step.get("added", []))
-        err.print(f"step {step['step']}: {step['action']} (+{added} leaves) {detail}", markup=False, highlight=False)
+        detail = {k: v for k, v in step.details.items() if k != "added"}
+        added = len(step.details.get("added", []))
+        err.print(f"step {step.number}: {step.action} (+{added} leaves) {detail}", markup=False, highlight=False)
     timings = "  ".join(f"{k} {v:.2f}s" for k, v in refined.timings.items())
     err.print(f"timings: {timings}", markup=False, highlight=False)
     if settings is not None:

@@ -12,24 +12,24 @@ from typing import Optional
 
 import typer
 
-from longqa import config
+from longqa import config, environment
 from longqa.cli.app import DbOption, JsonOption, app, console_err, console_out, db_from, print_json
 from longqa.errors import EXIT_OK
 
 ModelOption = typer.Option(
-    None, "-m", "--model", envvar="LONGQA_MODEL",
+    None, "-m", "--model", envvar=environment.MODEL.name,
     help="Generator GGUF (default: embedded gemma-3-270m); with --llm-url, the server's model id.",
 )
 EmbedModelOption = typer.Option(
-    None, "--embed-model", envvar="LONGQA_EMBED_MODEL",
+    None, "--embed-model", envvar=environment.EMBED_MODEL.name,
     help="Embedding GGUF, a sentence encoder (default: embedded all-MiniLM-L6-v2).",
 )
 LlmUrlOption = typer.Option(
-    None, "--llm-url", envvar="LONGQA_LLM_URL",
+    None, "--llm-url", envvar=environment.LLM_URL.name,
     help="OpenAI-compatible server (e.g. http://localhost:8080/v1) for generation; the embedder stays the store's.",
 )
 EmbedUrlOption = typer.Option(
-    None, "--embed-url", envvar="LONGQA_EMBED_URL",
+    None, "--embed-url", envvar=environment.EMBED_URL.name,
     help="OpenAI-compatible server whose /embeddings embed leaves and questions (the store must be built with it).",
 )
 

@@ -1,6 +1,7 @@
 """Models: a generator and an embedder behind small interfaces, with llama.cpp and
 OpenAI-compatible backends."""
 
-from longqa.models.base import Embedder, Generator
+from longqa.models.base import (CAPABILITIES, KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS, Embedder, Generator,
+                                supports)
 
-__all__ = ["Embedder", "Generator"]
+__all__ = ["CAPABILITIES", "KEEPS_PREFIX", "READS_ATTENTION", "SCORES_OPTIONS", "Embedder", "Generator", "supports"]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from longqa.errors import ModelError
+from longqa.models.base import READS_ATTENTION, supports
 from longqa.models.threads import cpu_threads
 
 from longqa.models.llama_lib import llama_cpp  # noqa: E402
@@ -104,14 +105,13 @@ class AttentionReader:
 
     def __init__(self, generator, n_ctx: int = ATTENTION_CTX):
         check_version()
-        llm = getattr(generator, "_llm", None)
-        if llm is None:
+        if not supports(generator, READS_ATTENTION):
             raise ModelError(f"{getattr(generator, 'name', 'this model')}: attention is readable only "
                              "from a local llama.cpp model (a server does not expose it)")
         self.name = generator.name
-        self._llm = llm
+        llm = self._llm = generator.llama
         self._tensor_get = _load_tensor_get()
-        self.n_ctx = min(n_ctx, int(getattr(generator, "n_ctx_train", n_ctx)))
+        self.n_ctx = min(n_ctx, int(generator.n_ctx_train))
         self._capture: Capture | None = None
         self._want_from = 0
         self._error: str | None = None

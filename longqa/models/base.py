@@ -12,10 +12,26 @@ from typing import Iterator, Protocol, runtime_checkable
 import numpy as np
 
 
+# What a generator may offer beyond the protocol's methods. Each generator states the ones it has
+# in `capabilities`; callers ask `supports(generator, ...)` instead of probing for a method.
+KEEPS_PREFIX = "keeps_prefix"  # keep_prefix(text): a prompt head's state is kept between calls
+SCORES_OPTIONS = "scores_options"  # option_logprobs(prompt, options, max_tokens=): whole options scored
+READS_ATTENTION = "reads_attention"  # `llama` (the open llama.cpp model) and `n_ctx_train`: attention is readable
+CAPABILITIES = frozenset({KEEPS_PREFIX, SCORES_OPTIONS, READS_ATTENTION})
+
+
+def supports(generator, capability: str) -> bool:
+    """Whether `generator` (None: no generator) states `capability`, one of CAPABILITIES."""
+    if capability not in CAPABILITIES:
+        raise ValueError(f"unknown generator capability {capability!r}")
+    return generator is not None and capability in generator.capabilities
+
+
 @runtime_checkable
 class Generator(Protocol):
     name: str  # identity used in cache keys and reports (file name + sha, or server model id)
     n_ctx: int  # context window in the generator's own tokens
+    capabilities: frozenset[str]  # the optional CAPABILITIES it offers (often none)
 
     def count_tokens(self, text: str) -> int:
         """Tokens `text` takes in this model's own vocabulary."""

@@ -13,6 +13,8 @@ from typing import Iterator
 
 import numpy as np
 
+from longqa.models.base import SCORES_OPTIONS, supports
+
 
 @dataclass
 class Usage:
@@ -39,6 +41,10 @@ class CountingGenerator:
         self.usage = usage if usage is not None else Usage()
         self.name = inner.name
         self.n_ctx = inner.n_ctx
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return self.inner.capabilities
 
     # The structurer's figures, read from the usage.
     @property
@@ -97,7 +103,7 @@ class CountingGenerator:
             self._spent(started, scored=len(options))
 
     def __getattr__(self, name):  # anything else a backend offers (close, metadata, ...)
-        if name == "option_logprobs" and hasattr(self.inner, name):
+        if name == "option_logprobs" and supports(self.inner, SCORES_OPTIONS):
             return self._option_logprobs  # counted; backends without it make the caller fall back
         return getattr(self.inner, name)
 

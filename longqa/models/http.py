@@ -16,12 +16,12 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import os
 import socket
 import time
 import urllib.parse
 from typing import Iterator
 
+from longqa import environment
 from longqa.errors import ModelError
 
 RETRYABLE_STATUS = {429, 500, 502, 503, 504}
@@ -52,16 +52,8 @@ def api_base(url: str, option: str = "--llm-url") -> str:
 
 def deadline_setting() -> float:
     """$LONGQA_LLM_TIMEOUT in seconds (a positive number), else the default."""
-    raw = os.environ.get("LONGQA_LLM_TIMEOUT", "").strip()
-    if not raw:
-        return DEFAULT_DEADLINE_SECONDS
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise ModelError(f"LONGQA_LLM_TIMEOUT={raw!r}: not a positive number of seconds")
-    return value
+    value = environment.llm_timeout()
+    return DEFAULT_DEADLINE_SECONDS if value is None else value
 
 
 # (ends_at on the monotonic clock, seconds) of the question being answered, if one is open.
@@ -88,7 +80,7 @@ class JsonClient:
         self.deadline = deadline_setting() if deadline is None else deadline
         self.retries = retries
         self.backoff = BACKOFF_SECONDS if backoff is None else backoff
-        self.api_key = os.environ.get("LONGQA_LLM_API_KEY", "")
+        self.api_key = environment.LLM_API_KEY.value()
 
     def _deadline(self) -> "_Deadline":
         if _question is not None:

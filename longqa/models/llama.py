@@ -17,7 +17,9 @@ from typing import Iterator
 
 import numpy as np
 
+from longqa import environment
 from longqa.errors import ModelError
+from longqa.models.base import KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS
 from longqa.models.files import GgufInfo, read_gguf_info
 from longqa.models.grammar import compile_grammar
 from longqa.models.threads import cpu_threads
@@ -62,9 +64,9 @@ def extra_buffers() -> bool:
     quantised blocks). Off on CPUs that advertise AMX: there llama.cpp's AMX matmul segfaulted
     at the first decode (seen on a virtual machine that lists amx_int8 but cannot run it), and a
     crash is worse than slower prompts. $LONGQA_EXTRA_BUFFERS=1 (or 0) decides instead."""
-    value = os.environ.get("LONGQA_EXTRA_BUFFERS", "").strip()
-    if value in ("0", "1"):
-        return value == "1"
+    decided = environment.extra_buffers()
+    if decided is not None:
+        return decided
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
             return not any(line.startswith("flags") and " amx_int8" in line for line in handle)
@@ -172,6 +174,8 @@ class _KeptPrefix:
 class LlamaGenerator:
     """Generator over a local GGUF. Prompts are never truncated: too long raises PromptTooLong."""
 
+    capabilities = frozenset({KEEPS_PREFIX, SCORES_OPTIONS, READS_ATTENTION})
+
     def __init__(self, path: str | os.PathLike, *, name: str, n_ctx: int | None = None):
         self.info = read_gguf_info(path)
         if self.info.is_encoder:
@@ -190,6 +194,11 @@ class LlamaGenerator:
         self._n_vocab = self._llm.n_vocab()
         self._kept: dict[str, _KeptPrefix] = {}  # prompt heads whose KV state is kept
         self.prefixes_loaded = 0  # how often a kept head spared re-reading it (bench, tests)
+
+    @property
+    def llama(self):
+        """The open llama.cpp model (READS_ATTENTION: the attention reader builds its own context on it)."""
+        return self._llm
 
     # -- tokens -----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:

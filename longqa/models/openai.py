@@ -62,6 +62,9 @@ def context_length(entry: dict) -> int | None:
 
 
 class OpenAIGenerator:
+    # A server keeps no prompt state between calls, scores no whole options and shows no attention.
+    capabilities: frozenset[str] = frozenset()
+
     def __init__(self, url: str, *, model: str | None = None, n_ctx: int | None = None,
                  client: JsonClient | None = None):
         self.client = client or JsonClient(url)

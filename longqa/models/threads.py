@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-from longqa.errors import ModelError
+from longqa import environment
 
 SAMPLES = 5  # readings of the runnable count, SAMPLE_GAP_S apart
 SAMPLE_GAP_S = 0.004
@@ -51,22 +51,20 @@ def choose_threads(cores: int, busy: float | None) -> int:
     return max(1, min(cores, cores - int(busy + 0.5)))
 
 
-_warned: set[str] = set()
+_warned: set[int] = set()
 
 
 def cpu_threads() -> int:
     """$LONGQA_THREADS when set (at most the usable cores: more threads only wait for each other,
     and each costs memory), else the cores free right now (choose_threads)."""
-    value = os.environ.get("LONGQA_THREADS", "").strip()
+    value = environment.threads()
     cores = usable_cores()
-    if value:
-        if not value.isdigit() or int(value) < 1:
-            raise ModelError(f"LONGQA_THREADS={value!r}: expected a positive whole number")
-        if int(value) > cores:
+    if value is not None:
+        if value > cores:
             if value not in _warned:  # once per process, though every model asks
                 _warned.add(value)
-                print(f"longqa: warning: LONGQA_THREADS={int(value)} is more than the {cores} cores this "
+                print(f"longqa: warning: LONGQA_THREADS={value} is more than the {cores} cores this "
                       f"process may use; using {cores}", file=sys.stderr)
             return cores
-        return int(value)
+        return value
     return choose_threads(cores, busy_elsewhere())

@@ -25,6 +25,7 @@ from longqa.ask.answer import focus
 from longqa.ask.answer import hops
 from longqa.ask.analysis.asked import Asked
 from longqa.ask.context import Passage, section_of
+from longqa.ask.search.steps import Step
 from longqa.ask.settings import SearchSettings
 
 GAP = " … "  # between kept sentences that were not next to each other
@@ -176,6 +177,7 @@ def score_with_search(asked: Asked, found: list[focus.Sentence], embedder=None, 
             sentence.score += leaf_weight * max(0.0, leaf_scores.get(sentence.leaf.id, 0.0)) / best
 
 
-def search_queries(steps: list[dict]) -> list[str]:
+def search_queries(steps: list[Step]) -> list[str]:
     """The further queries the search made (bridge hops, sub-questions), from its logged steps."""
-    return [step["query"] for step in steps if step.get("action") in ("bridge", "split") and step.get("query")]
+    return [step.details["query"] for step in steps
+            if step.action in ("bridge", "split") and step.details.get("query")]

@@ -20,6 +20,7 @@ from longqa.ask.search.bridge import NAME_LINKS
 from longqa.ask.answer.citations import strip_markers
 from longqa.ask.context import Passage, page_span, section_of
 from longqa.ask.settings import in_effect
+from longqa.models.base import SCORES_OPTIONS, supports
 from longqa.text.stems import short_stem
 from longqa.text.words import STOPWORDS, content_terms, overlap, words
 from longqa.structure.tree import Node
@@ -398,9 +399,8 @@ def model_logprobs(generator, prompt: str, options: list[str], max_tokens: int |
     if generator is None or not options:
         return []
     continuations = [" " + option for option in options]
-    scorer = getattr(generator, "option_logprobs", None)
-    if scorer is not None:
-        return scorer(prompt, continuations, max_tokens=max_tokens or in_effect().answer.max_option_tokens)
+    if supports(generator, SCORES_OPTIONS):
+        return generator.option_logprobs(prompt, continuations, max_tokens=max_tokens or in_effect().answer.max_option_tokens)
     probs = generator.label_probs(prompt, continuations)  # servers and test fakes: label probabilities
     return [math.log(max(probs.get(c, 0.0), 1e-12)) for c in continuations]
 

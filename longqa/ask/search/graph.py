@@ -47,6 +47,7 @@ from longqa import tokens
 from longqa.ask.search.relevance import top_share
 from longqa.ask.search.refine import leaf_tokens
 from longqa.ask.search.loop import Outcome, judge
+from longqa.ask.search.steps import Step, add_step
 from longqa.ask.settings import SearchSettings
 from longqa.store.graph import Graph
 from longqa.structure.tree import Node
@@ -63,7 +64,7 @@ class _Node:
 
 class GraphSearch:
     def __init__(self, question: str, question_vector: np.ndarray | None, graphs: list[Graph],
-                 leaves: dict[int, Node], budget: int, settings: SearchSettings, steps: list[dict], *,
+                 leaves: dict[int, Node], budget: int, settings: SearchSettings, steps: list[Step], *,
                  generator=None, model_weight: float = 0.0, term_weights: dict[str, float] | None = None,
                  leaf_scores: dict[int, float] | None = None):
         self.question, self.budget, self.s, self.steps = question, budget, settings, steps
@@ -146,8 +147,7 @@ class GraphSearch:
         taken: set[int] = set()
         queue = [i for i in self.seeds if i not in seen]  # visited first, best first
         used, sufficient_count, ever, combined, stop = 0, 0, False, 0.0, "graph exhausted"
-        self.steps.append({"step": len(self.steps) + 1, "action": "graph-start", "top_points": len(self.tops),
-                           "seeds": len(queue), "nodes": len(self.nodes)})
+        add_step(self.steps, "graph-start", top_points=len(self.tops), seeds=len(queue), nodes=len(self.nodes))
         while True:
             if len(picks) >= self.s.graph_max_nodes:
                 stop = "max nodes"
@@ -174,9 +174,8 @@ class GraphSearch:
                     visited.append(copy)
                     seen.add(copy)
             shown.append(tokens.truncate(" ".join(node.text.split()), self.s.probe_tokens))
-            step = {"step": len(self.steps) + 1, "action": "add", "node": node.leaf.id, "graph_node": node.id,
-                    "level": node.level, "kind": "point" if node.level else "leaf", "reason": reason,
-                    "priority": round(score, 4)}
+            step = {"node": node.leaf.id, "graph_node": node.id, "level": node.level,
+                    "kind": "point" if node.level else "leaf", "reason": reason, "priority": round(score, 4)}
             if node.leaf.id not in taken:
                 taken.add(node.leaf.id)
                 used += leaf_tokens(node.leaf)
@@ -184,17 +183,16 @@ class GraphSearch:
             texts = [leaf.text for leaf in picks]  # what the answer will see (the top points only steer)
             coverage, p_yes, combined = judge(self.question, texts, shown, self.s, self.term_weights,
                                               self.generator, self.model_weight)
-            self.steps.append({**step, "tokens": used, "coverage": round(coverage, 4),
-                               "p_yes": None if p_yes is None else round(p_yes, 4),
-                               "sufficiency": round(combined, 4)})
+            add_step(self.steps, "add", **step, tokens=used, coverage=round(coverage, 4),
+                     p_yes=None if p_yes is None else round(p_yes, 4), sufficiency=round(combined, 4))
             if combined >= self.s.confidence:
                 ever = True
                 sufficient_count += 1
                 if sufficient_count >= self.s.patience:
                     stop = "sufficient"
                     break
-        self.steps.append({"step": len(self.steps) + 1, "action": "stop", "reason": stop, "nodes": len(picks),
-                           "tokens": used, "seconds": round(time.perf_counter() - started, 4)})
+        add_step(self.steps, "stop", reason=stop, nodes=len(picks), tokens=used,
+                 seconds=round(time.perf_counter() - started, 4))
         return Outcome(picks, combined, ever, stop)
 
     def _fits(self, i: int, taken: set[int], used: int) -> bool:
@@ -233,10 +231,9 @@ def search_graphs(planner, roots: list[Node], budget: int, *, auto: bool = False
     db, generator = planner.context.db, planner.context.generator
     if auto:
         every = bool(roots) and all(graph_of(db, root.doc_id) is not None for root in roots)
-        planner.refined.steps.append({"step": len(planner.refined.steps) + 1, "action": "search-choice",
-                                      "search": "graph" if every else "tree",
-                                      "reason": "every candidate document has a graph" if every
-                                      else "a candidate document has no current graph"})
+        add_step(planner.refined.steps, "search-choice", search="graph" if every else "tree",
+                 reason="every candidate document has a graph" if every
+                 else "a candidate document has no current graph")
         if not every:
             return None
     graphs = [g for g in (load_graph(db, root.doc_id) for root in roots) if g is not None]

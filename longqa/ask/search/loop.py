@@ -39,6 +39,7 @@ from longqa.ask.search import router
 from longqa.ask.search.relevance import answer_shape_present, top_share
 from longqa.ask.prompts import sufficiency_prompt
 from longqa.ask.search.refine import Scored, leaf_tokens
+from longqa.ask.search.steps import Step, add_step
 from longqa.ask.settings import SearchSettings
 from longqa.structure.tree import Node, walk
 
@@ -88,7 +89,7 @@ class Outcome:
 class Search:
     def __init__(
         self, question: str, qtype: str, roots: list[Node], scored: dict[int, Scored], budget: int,
-        settings: SearchSettings, steps: list[dict], *, generator=None, model_weight: float = 0.0,
+        settings: SearchSettings, steps: list[Step], *, generator=None, model_weight: float = 0.0,
         term_weights: dict[str, float] | None = None, outline_sections: dict[int, float] | None = None,
         lookup: Callable[[str], dict[int, float]] | None = None,
         model_query: Callable[[list[str]], str | None] | None = None, sub_questions: list[str] = (),
@@ -160,8 +161,7 @@ class Search:
         best, sufficient_count, ever, stop = 0.0, 0, False, "frontier empty"
         turn = 0
         if self.generator is not None and self.s.router == "auto" and self.router_weight <= 0:
-            self.steps.append({"step": len(self.steps) + 1, "action": "router-skipped",
-                               "reason": "the model's router moves measured at chance"})
+            add_step(self.steps, "router-skipped", reason="the model's router moves measured at chance")
         while True:
             if len(self.picks) >= self.s.max_nodes:
                 stop = "max nodes"
@@ -189,11 +189,9 @@ class Search:
             best = combined
             counts = combined >= self.s.confidence and (self.qtype != "multi-bridge" or self.bridged
                                                         or not self._can_hop())
-            self.steps.append({"step": len(self.steps) + 1, "action": "add", "node": node.id, "kind": node.kind,
-                               "reason": reason, "priority": round(priority, 4), "tokens": self.used,
-                               "coverage": round(coverage, 4),
-                               "p_yes": None if p_yes is None else round(p_yes, 4),
-                               "sufficiency": round(combined, 4)})
+            add_step(self.steps, "add", node=node.id, kind=node.kind, reason=reason, priority=round(priority, 4),
+                     tokens=self.used, coverage=round(coverage, 4),
+                     p_yes=None if p_yes is None else round(p_yes, 4), sufficiency=round(combined, 4))
             if counts:
                 ever = True
                 sufficient_count += 1
@@ -206,11 +204,10 @@ class Search:
             node = self.nodes[leaf_id]
             if not self._covered(node) and self.used + self._cost(node) <= self.budget:
                 self._take(node)
-                self.steps.append({"step": len(self.steps) + 1, "action": "add", "node": node.id, "kind": node.kind,
-                                   "reason": "bridge (after stop)", "priority": None, "tokens": self.used})
-        self.steps.append({"step": len(self.steps) + 1, "action": "stop", "reason": stop,
-                           "nodes": len(self.picks), "tokens": self.used,
-                           "seconds": round(time.perf_counter() - started, 4)})
+                add_step(self.steps, "add", node=node.id, kind=node.kind, reason="bridge (after stop)",
+                         priority=None, tokens=self.used)
+        add_step(self.steps, "stop", reason=stop, nodes=len(self.picks), tokens=self.used,
+                 seconds=round(time.perf_counter() - started, 4))
         outcome = Outcome(list(self.picks), best, ever, stop)
         if (self.s.precise_mode and not ever and self.found and self.picks and stop != "max seconds"
                 and not stop.startswith("router")):
@@ -318,9 +315,8 @@ class Search:
                         and self.used + self._cost(node) <= self.budget):
                     self._take(node)
                     added.append(node_id)
-        self.steps.append({"step": len(self.steps) + 1, "action": "router", "move": move.kind,
-                           "ids": list(move.ids), "added": added, "shown": len(shown), "tokens": self.used,
-                           "reply": move.raw.strip()[:80], "seconds": round(time.perf_counter() - started, 4)})
+        add_step(self.steps, "router", move=move.kind, ids=list(move.ids), added=added, shown=len(shown),
+                 tokens=self.used, reply=move.raw.strip()[:80], seconds=round(time.perf_counter() - started, 4))
         return move
 
     # -- sufficiency ------------------------------------------------------------------------
@@ -361,8 +357,7 @@ class Search:
                 lane.offer(node, self.s.bridge_weight * score, "bridge", bonus=0.0 if offered else 1.0)
                 offered.append(leaf_id)
         self.hop_best += offered[:1]
-        self.steps.append({"step": len(self.steps) + 1, "action": "bridge", "entity": entity, "query": query,
-                           "source": source, "added": offered})
+        add_step(self.steps, "bridge", entity=entity, query=query, source=source, added=offered)
 
     # -- OkraLong's precise mode ------------------------------------------------------------
     def _precise(self, outcome: Outcome) -> Outcome:
@@ -389,9 +384,8 @@ class Search:
                 self._take(pick)
         coverage, p_yes, combined = self.sufficiency()
         kept = combined >= outcome.sufficiency + self.s.precise_margin
-        self.steps.append({"step": len(self.steps) + 1, "action": "precise", "sections": [s.id for s in sections],
-                           "sufficiency_before": round(outcome.sufficiency, 4), "sufficiency": round(combined, 4),
-                           "kept": kept})
+        add_step(self.steps, "precise", sections=[s.id for s in sections],
+                 sufficiency_before=round(outcome.sufficiency, 4), sufficiency=round(combined, 4), kept=kept)
         if kept:
             return Outcome(list(self.picks), combined, combined >= self.s.confidence, outcome.stop)
         self.picks, self.taken, self.used, self.shown = before

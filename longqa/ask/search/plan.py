@@ -30,6 +30,7 @@ from longqa.models import skill
 from longqa.ask.search.back_matter import weight_back_matter
 from longqa.ask.search.refine import score_trees, select, select_flat
 from longqa.ask.search.loop import Search
+from longqa.ask.search.steps import add_step
 from longqa.ask.settings import SearchSettings
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
 from longqa.retrieve.local import local_scores
@@ -247,7 +248,7 @@ class Planner:
         return document_labels(self.context.db, [r.doc_id for r in roots])
 
     def _log(self, action: str, **extra) -> None:
-        self.refined.steps.append({"step": len(self.refined.steps) + 1, "action": action, **extra})
+        add_step(self.refined.steps, action, **extra)
 
 
 def _combined(main: dict[int, float], subs: list[dict[int, float]], *more: dict[int, float]) -> dict[int, float]:

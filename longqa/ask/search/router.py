@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from longqa import tokens
 from longqa.models import skill
 from longqa.ask.settings import ROUTER_MODES as MODES
+from longqa.models.base import KEEPS_PREFIX, supports
 from longqa.models.grammar import literal
 from longqa.structure.tree import Node
 
@@ -150,8 +151,7 @@ def decide(generator, question: str, tree: str, answer_ids: list[int], expand_id
            max_answer: int, refuse: bool = True) -> Action:
     """Ask `generator` for one action on `tree`; the grammar holds it to the legal ids."""
     rules = grammar(answer_ids, expand_ids, max_answer, refuse)
-    keep = getattr(generator, "keep_prefix", None)
-    if keep is not None:  # a local backend keeps the example's KV state between calls
-        keep(ROUTER_HEAD)
+    if supports(generator, KEEPS_PREFIX):  # a local backend keeps the example's KV state between calls
+        generator.keep_prefix(ROUTER_HEAD)
     reply = generator.complete(prompt(question, tree), max_tokens=MAX_REPLY_TOKENS, stop=["\n"], grammar=rules)
     return parse(reply, answer_ids, expand_ids)

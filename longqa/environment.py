@@ -1,0 +1,112 @@
+"""Every `LONGQA_*` environment variable longqa reads, described once: its name, what it does,
+its default and how a bad value is reported.
+
+No other module reads a `LONGQA_` variable from the environment: they call the functions here
+(or, for the command-line options that default to a variable, name it by `Variable.name`), so
+this list is complete and docs/environment.md is written from it:
+
+    python -m longqa.environment > docs/environment.md
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from longqa.errors import ModelError
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    does: str
+    default: str
+    bad_value: str = "no value is refused"
+
+    def value(self) -> str:
+        """The value as set ('' when unset)."""
+        return os.environ.get(self.name, "")
+
+
+MODEL_FILE = "a missing or unusable model file: a one-line error naming it, exit 1"
+SERVER = "not an http(s) URL, or no server there: a one-line error naming it, exit 1"
+
+DATA_HOME = Variable("LONGQA_HOME", "Folder for longqa's files (the default store, models).",
+                     "`$XDG_DATA_HOME/longqa`, else `~/.local/share/longqa`")
+MODELS_DIR = Variable("LONGQA_MODELS_DIR", "Folder for the assembled and converted default model files.",
+                      "`<data folder>/models`")
+DB = Variable("LONGQA_DB", "The store every command but `eval` uses when `-d/--db` is not given.",
+              "`<data folder>/longqa.db`")
+SETTINGS = Variable("LONGQA_SETTINGS", "TOML file of ask settings used when `--settings` is not given "
+                    "(docs/settings.md).", "none: the built-in settings",
+                    "a missing or malformed file is a one-line error naming it, exit 2")
+MODEL = Variable("LONGQA_MODEL", "Default of `-m/--model`: the generator GGUF (with `--llm-url`, the "
+                 "server's model id).", "the embedded gemma-3-270m", MODEL_FILE)
+EMBED_MODEL = Variable("LONGQA_EMBED_MODEL", "Default of `--embed-model`: the embedding GGUF.",
+                       "the embedded all-MiniLM-L6-v2", MODEL_FILE)
+LLM_URL = Variable("LONGQA_LLM_URL", "Default of `--llm-url`: an OpenAI-compatible server for generation.",
+                   "none: the local model", SERVER)
+EMBED_URL = Variable("LONGQA_EMBED_URL", "Default of `--embed-url`: an OpenAI-compatible server for "
+                     "embeddings.", "none: the local embedder", SERVER)
+LLM_API_KEY = Variable("LONGQA_LLM_API_KEY", "Sent as the bearer token to a named server.", "none: no key sent")
+LLM_TIMEOUT = Variable("LONGQA_LLM_TIMEOUT", "Seconds all calls to a named server may take for one question.",
+                       "30", "not a positive number: a one-line error, exit 1")
+THREADS = Variable("LONGQA_THREADS", "Threads a local model uses; more than the usable cores are cut to "
+                   "them, with a warning.", "the cores free when the model is opened",
+                   "not a positive whole number: a one-line error, exit 1")
+EXTRA_BUFFERS = Variable("LONGQA_EXTRA_BUFFERS", "`1` lets llama.cpp use its extra CPU buffer types "
+                         "(AMX tiles, repacked blocks), `0` forbids them.",
+                         "on, except on CPUs that advertise AMX", "any other value: the default")
+DEBUG = Variable("LONGQA_DEBUG", "Any non-empty value: an internal error prints its traceback instead of "
+                 "one line.", "off")
+
+VARIABLES = (DATA_HOME, MODELS_DIR, DB, SETTINGS, MODEL, EMBED_MODEL, LLM_URL, EMBED_URL, LLM_API_KEY,
+             LLM_TIMEOUT, THREADS, EXTRA_BUFFERS, DEBUG)
+
+
+def debug() -> bool:
+    return bool(DEBUG.value())
+
+
+def llm_timeout() -> float | None:
+    """$LONGQA_LLM_TIMEOUT in seconds (a positive number), None when unset."""
+    raw = LLM_TIMEOUT.value().strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise ModelError(f"LONGQA_LLM_TIMEOUT={raw!r}: not a positive number of seconds")
+    return value
+
+
+def threads() -> int | None:
+    """$LONGQA_THREADS as a positive whole number, None when unset (capping it to the usable
+    cores is models/threads.py's part)."""
+    value = THREADS.value().strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ModelError(f"LONGQA_THREADS={value!r}: expected a positive whole number")
+    return int(value)
+
+
+def extra_buffers() -> bool | None:
+    """$LONGQA_EXTRA_BUFFERS as a decision (`1` or `0`); None for unset or any other value."""
+    value = EXTRA_BUFFERS.value().strip()
+    return value == "1" if value in ("0", "1") else None
+
+
+def document() -> str:
+    """docs/environment.md: one row per variable."""
+    lines = ["# Environment variables", "",
+             "Written from longqa/environment.py (`python -m longqa.environment > docs/environment.md`).", "",
+             "| Variable | What it does | Default | A bad value |", "| --- | --- | --- | --- |"]
+    lines += [f"| `{v.name}` | {v.does} | {v.default} | {v.bad_value} |" for v in VARIABLES]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(document(), end="")
