@@ -149,3 +149,25 @@ def test_a_what_x_question_prefers_names_near_x(tmp_path, models, monkeypatch):
     result = Pipeline(db, generator, embedder, budget=2000).answer(question)
     fit = {c.text: c.features.get("asked_thing_fit", 0.0) for c in result.grounding.pool}
     assert fit["Fulda River"] > fit["Germany"]  # nearer "body of water" in meaning
+
+
+MANUAL = ("# Converter Manual\n\nIssued 3 March 2021 by the documentation team.\n\n"
+          "## 6. Output formats\n\n6. The converter writes 14 output formats, from plain text to PDF.\n\n"
+          "## 7. Configuration\n\nThere are five configuration files: 1. the system file, 2. the user file, "
+          "3. the project file, 4. the font map and 5. the colour table.\n\n"
+          "## 8. History\n\nThe page limit was raised to 2,000 pages on 12 May 2023.\n")
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("How many output formats does the converter write?", "14"),  # not the section number "6"
+    ("How many configuration files are there?", "five"),  # not the enumerator "1"
+    ("When was the page limit raised?", "12 May 2023"),  # not the cover date
+])
+def test_the_asked_value_beats_section_numbers_enumerators_and_the_cover_date(tmp_path, models, question,
+                                                                              expected):
+    generator, embedder = models
+    manual = tmp_path / "manual.md"
+    manual.write_text(MANUAL)
+    db = ingest(tmp_path / "manual.db", [manual], embedder)
+    result = Pipeline(db, generator, embedder, budget=2000).answer(question)
+    assert result.answer.startswith(expected), result.grounding.candidates[:3]

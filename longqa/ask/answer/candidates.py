@@ -30,6 +30,10 @@ _CODE = re.compile(
 # A number that opens a line and numbers it: "6.", "2.5", "(3)", "1)".
 _NUMBER_LABEL = re.compile(r"\(?\d{1,3}(?:\.\d{1,3})*[.)]?")
 _HEADING_WORDS = 12
+# A list mark inside a sentence, after a colon, a comma or "and": "five files: 1. the system file,
+# 2. the user file and 3. the font map".
+_INLINE_MARK = re.compile(r"\s*[.)]\s+[^\W\d]")
+_LIST_JOIN = re.compile(r"\b(?:and|or)$", re.I)
 
 
 @dataclass
@@ -71,8 +75,11 @@ def structure_of(text: str, sentence: Sentence | None, start: int) -> str:
     line = sentence.text
     if " | " in line:
         return "table_cell"
-    if start >= 0 and _NUMBER_LABEL.fullmatch(text.strip()) and not line[:start].strip(" •*-–\t"):
-        return "number_label"
+    if start >= 0 and _NUMBER_LABEL.fullmatch(text.strip()):
+        before = line[:start].strip(" •*-–\t")
+        after_mark = _INLINE_MARK.match(line, start + len(text.rstrip(".)")))
+        if not before or (after_mark and (before.endswith((":", ",", ";")) or _LIST_JOIN.search(before))):
+            return "number_label"
     if len(line.split()) <= _HEADING_WORDS and not line.rstrip().endswith((".", "?", "!", ":", ";", ",")):
         return "heading"
     # Text standing directly under the document, before its first section, on its first page: a
