@@ -255,6 +255,13 @@ def test_longqa_answers_come_from_ask_and_baselines_from_the_reader(questions_fi
     assert longqa and all(r["answer"] and "[" not in r["answer"] for r in longqa)  # markers left out
     assert all(r["prompt_tokens"] is None for r in longqa)  # not the harness's reader prompt
     assert all(r["prompt_tokens"] for r in records if r["system"] == "bm25-chunks" and r["metric"] == "f1")
+    # the ranker's confidence travels with longqa's span answers and is scored: a gold answer among
+    # the answer and its alternatives, and the F1 of the answers given as sure
+    ranked = [r for r in longqa if r.get("confidence") is not None]
+    assert ranked and all(0.0 <= r["confidence"] <= 1.0 and isinstance(r["alternatives"], list) for r in ranked)
+    assert all(r["gold_in_top3"] in (0.0, 1.0) and r["sure"] == float(not r["unsure"]) for r in ranked)
+    assert all(r["sure_f1"] == (r["f1"] if r["sure"] else None) for r in ranked)
+    assert all(r.get("gold_in_top3") is None for r in records if r["f1"] is None)
 
 
 # -- the command ----------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from rich.table import Table
 from longqa import __version__
 from longqa.eval.metrics import EVIDENCE_THRESHOLD
 
-MEASURES = ("answer_recall", "evidence_recall", "page_hit", "doc_hit", "em", "f1", "choice_correct")
+MEASURES = ("answer_recall", "evidence_recall", "page_hit", "doc_hit", "em", "f1", "choice_correct",
+            "gold_in_top3", "sure", "sure_f1")
 COSTS = ("context_tokens", "recall_tokens", "prompt_tokens", "generated_tokens", "model_calls", "embed_calls")
 TIMES = ("total", "retrieve", "generate")
 

@@ -31,6 +31,10 @@ class Retrieved:
     recall_passages: list[Passage] | None = None
     stages: dict[str, float] = field(default_factory=dict)  # seconds by stage, the system's own timings
     note: str = ""
+    # longqa's own answer: the ranker's confidence, whether it was shown unsure, the next candidates
+    confidence: float | None = None
+    unsure: bool | None = None
+    alternatives: list[str] = field(default_factory=list)
 
     @property
     def measured(self) -> list[Passage]:

@@ -18,7 +18,7 @@ from longqa.eval.retrieved import Retrieved
 from longqa.eval.data import Question, check_documents, corpus_documents, load_questions, select
 from longqa.eval.report import build_report
 from longqa.eval.results import ResultsFile, run_key
-from longqa.eval.score import answer_measures, context_measures
+from longqa.eval.score import answer_measures, confidence_measures, context_measures
 from longqa.eval.workspace import Workspace
 
 PROTOCOLS = ("corpus", "single")
@@ -192,6 +192,10 @@ class Runner:
             record["recall_tokens"] = sum(tokens.count(p.text) for p in retrieved.recall_passages)
         record.update(context_measures(question, retrieved))
         record.update(answer_measures(question, answer_text))
+        if retrieved.confidence is not None:
+            record.update(confidence=round(retrieved.confidence, 4), unsure=retrieved.unsure,
+                          alternatives=retrieved.alternatives)
+        record.update(confidence_measures(question, record))
         return record
 
 

@@ -43,5 +43,18 @@ def answer_measures(question: Question, answer: str | None) -> dict:
     return out
 
 
+def confidence_measures(question: Question, record: dict) -> dict:
+    """For scored short answers: whether a gold answer is the answer or one of its two alternatives
+    (token F1 >= 0.5, the ranker's label), whether the answer was given as sure (a confidence at or
+    above the ranker's threshold; answers chosen without the ranker count as not sure), and the F1
+    of the sure ones."""
+    if record.get("f1") is None:
+        return {"gold_in_top3": None, "sure": None, "sure_f1": None}
+    offered = [record.get("answer") or ""] + list(record.get("alternatives") or [])[:2]
+    best = max(metrics.token_f1(text, question.answers) for text in offered)
+    sure = record.get("confidence") is not None and not record.get("unsure")
+    return {"gold_in_top3": float(best >= 0.5), "sure": float(sure), "sure_f1": record["f1"] if sure else None}
+
+
 def _num(value: bool | None) -> float | None:
     return None if value is None else float(value)

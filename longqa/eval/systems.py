@@ -170,7 +170,12 @@ class LongqaSystem:
         answer text that is scored."""
         result = self._pipeline().answer(question.question, doc_ids=self._scope(docs))
         text = strip_markers(result.answer or "")
-        return to_retrieved(result.refined, self.workspace), text
+        retrieved = to_retrieved(result.refined, self.workspace)
+        grounding = result.grounding
+        if grounding is not None and grounding.confidence is not None:
+            retrieved.confidence, retrieved.unsure = grounding.confidence, grounding.unsure
+            retrieved.alternatives = [c.text for c in grounding.alternatives]
+        return retrieved, text
 
 
 
