@@ -6,7 +6,8 @@ any PDF or HTML manuals fetched with bench/fetch_extraction_docs.sh.
 
 Per document, with no model: parse and structure time; the share of the leaves' sentences (as the
 answer stage splits them) that are whole, i.e. open with a capital, digit, quote or list mark and
-end with sentence punctuation; numbered sections found against the numbered section lines in the
+end with sentence punctuation (a list item such as "(a) a copy of this License; and" counts as
+whole: it is a whole piece of its list); numbered sections found against the numbered section lines in the
 source text (plain text only); contents lines (dot leaders) and index lines left in the leaves;
 and the load average, since the machine may be shared.
 """
@@ -29,8 +30,10 @@ FETCHED = Path(__file__).resolve().parents[1] / ".bench-docs"
 _NUMBERED_LINE = re.compile(r"^\s{0,8}(\d{1,2})\.\s+[A-Z]", re.M)
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$", re.M)
 _INDEX = re.compile(r"^[^\W\d_][^|\n]{0,80}?,\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
-_OPENS = re.compile(r"^[\"'“‘(\[]?[A-Z0-9•\-–*]")
-_CLOSES = re.compile(r"[.!?:;][\"'”’)\]]*$")
+# A list item is a whole piece of its list: it may open with a lower-case mark ("(a) ", "b) ",
+# "iv. ") and end with the "; and" or ", or" that leads to the next item.
+_OPENS = re.compile(r"^(?:\(?(?:[a-z]|[ivx]{1,4})[.)]\s|[\"'“‘(\[]?[A-Z0-9•\-–*])")
+_CLOSES = re.compile(r"(?:[.!?:;]|[;,] (?:and|or))[\"'”’)\]]*$")
 
 
 def numbered_in_source(path: Path) -> int:

@@ -94,6 +94,52 @@ def test_markdown_paragraphs_are_rejoined_and_code_is_kept(tmp_path):
     assert [block.text for block in doc.blocks] == ["Building", CONVEY, code, AGGREGATE]
 
 
+LIABILITY = (
+    "In no event shall the Supplier be liable to the Buyer for damages, including any direct, indirect, "
+    "special, incidental, or consequential damages of any character arising as a result of this agreement "
+    "or out of the use or inability to use the goods (including but not limited to damages for loss of "
+    "goodwill, work stoppage, equipment failure or malfunction, or any and all other commercial damages "
+    "or losses), unless required by applicable law (such as deliberate and grossly negligent acts) or "
+    "agreed to in writing, whether in contract, in tort or otherwise, even if the Supplier has been advised of the possibility of such damages."
+)
+
+
+def test_a_long_sentence_of_words_is_kept_whole_and_a_flattened_table_is_cut():
+    text = LIABILITY + " The Buyer signs below."
+    assert len(LIABILITY) > sentences.MAX_SENTENCE_CHARS
+    assert [text[a:b] for a, b in sentences.split(text)] == [LIABILITY, "The Buyer signs below."]
+    table = " ".join(f"Pump {n} | {n * 3.5} | {n * 12} | {n + 1990}" for n in range(1, 40)) + "."
+    pieces = sentences.split(table)
+    assert len(pieces) > 1 and all(b - a <= sentences.MAX_SENTENCE_CHARS for a, b in pieces)
+
+
+def test_a_comma_runs_on_before_a_capital_in_prose_and_not_in_verse(tmp_path):
+    warranty = ("The Supplier provides the goods without any promise beyond this clause and on an AS IS BASIS, "
+                "WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied, including any "
+                "warranties of fitness for a particular purpose.")
+    lines = textwrap.wrap(warranty, 72)
+    at = next(i for i, line in enumerate(lines) if "WITHOUT" in line)
+    lines[at - 1:at + 1] = [lines[at - 1] + " " + lines[at].split("WITHOUT")[0].strip(),
+                            "WITHOUT" + lines[at].split("WITHOUT", 1)[1]]
+    lines = [line.rstrip() for line in lines]
+    assert lines[at - 1].endswith(",") and lines[at].startswith("WITHOUT")
+    verse = "The river runs beneath the hill,\nAnd in the valley all is still,\nThe mill is quiet, and the field,"
+    text = "\n\n".join(["\n".join(lines), verse, wrapped(CONVEY), wrapped(AGGREGATE)]) + "\n"
+    doc = parse_file(write(tmp_path, "supply.txt", text))
+    assert doc.blocks[0].text == warranty
+    assert doc.blocks[1].text == verse
+
+
+def test_a_numbered_term_runs_on_into_its_definition(tmp_path):
+    terms = [('1.1. "Buyer"', "means the party named in the order form that pays for the goods."),
+             ('1.2. "Goods"', "means the pumps, valves and spare parts listed in the schedule.")]
+    parts = [f"    {term}\n" + wrapped(body, 72, "        ") for term, body in terms]
+    doc = parse_file(write(tmp_path, "terms.txt", "\n\n".join([wrapped(CONVEY), *parts, wrapped(AGGREGATE)]) + "\n"))
+    texts = [block.text for block in doc.blocks]
+    assert [f"{term} {body}" for term, body in terms] == texts[1:3]
+    assert [texts[1][a:b] for a, b in sentences.split(texts[1])] == [texts[1]]
+
+
 CLAUSES = [
     ("Definitions.", "In this agreement the Supplier is the party that delivers the goods and the "
      "Buyer is the party that pays for them under the terms below."),

@@ -5,7 +5,8 @@ A hard-wrapped text (a licence or a README filled to 72 columns) is read as its 
 line that ends only because the next word would not have fitted joins the next line, so a
 paragraph is one line and sentences never end at a wrapped break. A line that starts a list item
 or a numbered heading after a finished sentence, and a line after a short numbered one, open a new
-paragraph; table rows and lines that stop short keep their line breaks.
+paragraph, unless the numbered line runs on into a lower-case one (a defined term and its
+definition); table rows and lines that stop short keep their line breaks.
 """
 
 from __future__ import annotations
@@ -67,12 +68,13 @@ class Wrap:
         first = following.split(maxsplit=1)[0] if following.strip() else ""
         return len(line.rstrip().expandtabs()) + 1 + len(first) > self.width
 
-    def wrapped(self, line: str, following: str) -> bool:
+    def wrapped(self, line: str, following: str, prose: bool = False) -> bool:
         """Whether `line` was cut by the wrapping: the next word would not have fitted, a word was
         hyphenated, or a line of most of the width stops mid-sentence (texts wrapped by hand stop
         early at times: "... recipients of the Work or" / "Derivative Works"). A comma, colon or
         semicolon counts as mid-sentence only before a lower-case word: verse ends its lines with
-        commas."""
+        commas. In `prose` (a paragraph already rejoined once) a comma also runs on before a capital
+        ('on an "AS IS" BASIS,' / "WITHOUT WARRANTIES ...")."""
         if self.overflows(line, following):
             return True
         first = following.lstrip()[:1]
@@ -80,7 +82,7 @@ class Wrap:
             return True
         end = line.rstrip()[-1:]
         long = len(line.rstrip().expandtabs()) >= LONG_LINE * self.width
-        return long and end not in ".!?" and (end not in ",:;" or first.islower())
+        return long and end not in ".!?" and (end not in ",:;" or first.islower() or prose and end == ",")
 
     def join(self, line: str, following: str) -> str:
         """`line` and `following` as one line; a hyphen at the break is dropped only where the whole
@@ -116,37 +118,53 @@ def unwrap(part: str, wrap: Wrap) -> list[str]:
     """The paragraphs of one blank-line separated part of a hard-wrapped text."""
     kept: list[list[str]] = []  # each paragraph as the lines it keeps apart
     last = ""  # the previous line as written (a joined line's length is not its own)
+    prose = False  # the line being built already joins a wrapped line: it is prose, not verse
     for line in part.split("\n"):
         if not line.strip():
             continue
         if _RULE.match(line):
             last = ""
             continue
-        if not kept or not last or _opens(last, line) and not _joins(last, line, wrap):
+        joins = bool(kept and last) and _joins(last, line, wrap, prose)
+        if not kept or not last or _opens(last, line) and not joins:
             kept.append([line])
-        elif _joins(last, line, wrap):
+            prose = False
+        elif joins:
             kept[-1][-1] = wrap.join(kept[-1][-1], line)
+            prose = True
         else:
             kept[-1].append(line)
+            prose = False
         last = line
     return ["\n".join(lines) for lines in kept]
 
 
-def _joins(line: str, following: str, wrap: Wrap) -> bool:
+def _joins(line: str, following: str, wrap: Wrap, prose: bool = False) -> bool:
     if _TABLE_ROW.search(line) or _TABLE_ROW.search(following):
         return False
+    if _run_in(line, following):
+        return True
     if MARKER.match(following):
         # A list item or numbered heading opens a paragraph unless the wrapping put it at the line
         # start mid-sentence ("... added under section" / "7.  This requirement modifies ...").
         return wrap.overflows(line, following) and not _SENTENCE_END.search(line.rstrip())
-    return wrap.wrapped(line, following)
+    return wrap.wrapped(line, following, prose)
 
 
 def _opens(line: str, following: str) -> bool:
     """Whether an unjoined `following` opens a paragraph of its own: a list item or a numbered
     heading, or the line after a short numbered one ("1. Definitions." then its text)."""
-    return bool(MARKER.match(following) or MARKER.match(line)) and not (
+    return bool(MARKER.match(following) or MARKER.match(line) and not _run_in(line, following)) and not (
         _TABLE_ROW.search(line) and _TABLE_ROW.search(following))
+
+
+def _run_in(line: str, following: str) -> bool:
+    """Whether a numbered line runs on into the next: a defined term and its definition
+    ('1.3. "Licensee"' / "means the person who ...") are one sentence, so a numbered line without
+    sentence punctuation before a lower-case word is not a heading of its own."""
+    first = following.lstrip()[:1]
+    return bool(MARKER.match(line)) and not MARKER.match(following) and first.islower() and not _SENTENCE_END.search(
+        line.rstrip())
 
 
 def parse_text(path: Path, text: str | None = None) -> ParsedDocument:
