@@ -1,7 +1,7 @@
 """What a question asks to be read from, or computed over, a table: the operation, the years, the
 words that name the row (or the two rows), read once from the question's wording.
 
-"What were audit fees in 2019?" is a lookup; "the average ... for 2018 and 2019" a mean; "the
+"What were maintenance costs in 2021?" is a lookup; "the average ... for 2018 and 2019" a mean; "the
 change ... between 2018 and 2019" a change; "... as a percentage" or "percentage change" a
 percentage change; "the difference between A and B in 2019" a difference of two rows; "what
 percentage of total X were Y" a share. The answer stage (answer/tables.py) applies the reading to
@@ -23,8 +23,8 @@ _MEAN = re.compile(r"\b(?:average|mean)\b", re.I)
 _CHANGE = re.compile(r"\b(?:change|difference|increase|decrease|decline|growth)\b", re.I)
 _SUM = re.compile(r"\b(?:total|sum|summed|altogether|combined|in all)\b", re.I)
 _PERCENT = re.compile(r"percent|%", re.I)
-# "what percentage of total loans receivable in 2015 were loans backed by real estate",
-# "what percentage of total net revenue is due to equity securities", "X as a percentage of Y"
+# "what percentage of total sales in 2021 were online sales", "what percentage of total cost is due
+# to energy", "X as a percentage of Y"
 _SHARE_OF = re.compile(r"\bpercent(?:age)? of (?:the )?(?P<whole>.+?) (?:were|was|is|are)"
                        r"(?: (?:due to|from|made up of|represented by|attributable to|related to))? (?P<part>.+)", re.I)
 _SHARE_AS = re.compile(r"^(?:what (?:is|was|were) )?(?:the )?(?P<part>.+?) as a percent(?:age)? of "

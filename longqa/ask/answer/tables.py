@@ -17,11 +17,11 @@ a table; rules can, and show their work:
    ("$ | %": the amount, or the percentage where the question asks for one);
 4. a difference between two rows, or a share of a total, takes both rows from the same table;
 5. the result is computed and returned with the header and row sentences as its quotes;
-6. no such row: a prose sentence listing the years and as many figures "respectively" ("$1.6
-   million, $2.7 million and $2.2 million for the fiscal years ended March 31, 2012, 2011, and
-   2010, respectively") is read like a row;
-7. a lookup in a table with one block of rows per person and the years in the rows ("Paul McNab
-   | 2019 | 591,150 | —", then "2018 | 442,395 | —") reads the named block's row for the year
+6. no such row: a prose sentence listing the years and as many figures "respectively" ("$1.2
+   million, $1.5 million and $1.9 million for the years ended June 30, 2021, 2020 and 2019,
+   respectively") is read like a row;
+7. a lookup in a table with one block of rows per person and the years in the rows ("A. Jones
+   | 2019 | 410,000 | —", then "2018 | 385,500 | —") reads the named block's row for the year
    when it holds a single figure and the table's heading lines say most of the question's words.
 Whenever a step is not certain, nothing is returned and the answer falls back to span choice: a
 wrong computed answer is worse than none.
@@ -37,7 +37,7 @@ from longqa.ask.answer.focus import Sentence
 from longqa.ask.settings import in_effect
 from longqa.text.words import content_terms
 
-# A figure in a cell: "$3,631,575", "(12,500)", "77%", "(9.4%)", "-0.5"
+# A figure in a cell: "$2,410,000", "(12,500)", "77%", "(9.4%)", "-0.5"
 _FIGURE = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\s?%?\)?")
 _DASHES = {"-", "--", "---", "—", "–"}  # an empty cell, as filings print it
 # What may stand between two years of a header: separators and the words of a period
@@ -64,7 +64,7 @@ class Computed:
 
 @dataclass
 class _Cell:
-    text: str  # as written: "$3,631,575", "(12,500)", "77%", "—"
+    text: str  # as written: "$2,410,000", "(12,500)", "77%", "—"
     value: float | None  # None for an empty cell
     percent: bool
 
@@ -106,8 +106,8 @@ def compute(asked: Arithmetic | None, sentences: list[Sentence]) -> Computed | N
 
 
 def _by_name_and_year(sentences: list[Sentence], rows: list[_Row], year: str, wanted: list[str]) -> Computed | None:
-    """A table with one block of rows per person and the year in the rows ("Paul McNab | 2019 |
-    591,150 | —", then "2018 | 442,395 | —"): the row of the block whose label the question names
+    """A table with one block of rows per person and the year in the rows ("A. Jones | 2019 |
+    410,000 | —", then "2018 | 385,500 | —"): the row of the block whose label the question names
     in full, for the asked year, when it holds exactly one figure besides the year. The question's
     other words must mostly stand in the lines without cells above it (its column headings)."""
     for position, row in enumerate(rows):
@@ -155,10 +155,10 @@ def _year_rows(rows: list[_Row]):
         yield row
 
 
-# Prose that gives one figure per year "respectively": "As of December 31, 2019 and 2018, the Company
-# had $72,000 and $140,000, respectively"; "rent expense approximated $1.6 million, $2.7 million and
-# $2.2 million for the fiscal years ended March 31, 2012, 2011, and 2010, respectively".
-# A stated figure: "$72,000", "$1.6 million", "12%", "4 million", "1,008", "3.5"; never a bare year.
+# Prose that gives one figure per year "respectively": "At December 31, 2021 and 2020, the company
+# held $45,000 and $90,000, respectively"; "maintenance cost $1.2 million, $1.5 million and $1.9
+# million for the years ended June 30, 2021, 2020 and 2019, respectively".
+# A stated figure: "$45,000", "$1.2 million", "12%", "4 million", "1,008", "3.5"; never a bare year.
 _STATED_FIGURE = (r"\$\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s(?:million|billion|thousand))?"
                   r"|\d(?:[\d,]*\d)?(?:\.\d+)?(?:%|\s(?:million|billion|thousand)\b)"
                   r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+")
