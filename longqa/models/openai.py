@@ -181,7 +181,7 @@ class OpenAIGenerator:
         started = time.monotonic()
         try:
             self._echoed(prompt, [option, option], 1, trial=True)
-        except (_NoEcho, HttpStatusError):
+        except _NoEcho:  # the trial converts any HTTP error: a list of prompts may be all it refused
             self._echo_batch = 1
             started = time.monotonic()
             try:
