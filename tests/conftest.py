@@ -107,7 +107,9 @@ def llama_server(tmp_path_factory):
             [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
              # 2,048 tokens: its logprobs need logits kept for every position (n_ctx x 262k floats)
              "--port", str(port), "--n_ctx", "2048", "--n_threads", threads,
-             "--n_threads_batch", threads, "--seed", "0"],
+             "--n_threads_batch", threads, "--seed", "0",
+             # as in process: its option log-probabilities then match to a few hundredths of a nat
+             "--flash_attn", "true"],
             stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:

@@ -6,10 +6,12 @@ embeddings, as most generation servers are.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
+from longqa.models import SCORES_OPTIONS, supports
 from longqa.models.http import JsonClient
 from tests.cli import run, run_json
 
@@ -18,6 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "examples" / "kestrel_valley_handbook.pdf"
 SAMPLE_QUESTION = "How long can the standby generators run the works before the diesel runs out?"
 PROMPT = "The standby generators at the works run on diesel. The fuel tanks hold enough for"
+OPTIONS = [" 10 days", " about 52 hours", " one week of full load"]
 
 
 def test_the_server_continues_a_prompt_as_the_same_model_in_process(llama_server):
@@ -51,3 +54,46 @@ def test_embeddings_named_from_a_server_without_them_are_refused_in_one_line(tmp
     lines = [line for line in result.stderr.splitlines() if line.startswith("longqa:")]
     assert result.returncode == 1 and len(lines) == 1
     assert lines[0].startswith("longqa: error: LLM server at ") and "embedding=True" in lines[0]
+
+
+def test_the_server_scores_whole_options_as_the_same_model_in_process(llama_server):
+    from longqa.models.openai import OpenAIGenerator
+    from longqa.models.resolve import load_generator
+
+    # Any echo speed accepted: llama-cpp-python's server takes about a second a token here.
+    served = OpenAIGenerator(llama_server, client=JsonClient(llama_server, deadline=300), max_echo_seconds=None)
+    scores = served.option_logprobs(PROMPT, OPTIONS)
+    assert supports(served, SCORES_OPTIONS)
+    in_process = load_generator().option_logprobs(PROMPT, OPTIONS)
+    # Measured: at most 0.02 nats a token apart (the last option's last token, read in another batch).
+    assert scores == pytest.approx(in_process, abs=0.05)
+    assert max(scores) == scores[0] and min(scores) == scores[2]
+    shorter = served.option_logprobs(PROMPT, OPTIONS[2:], max_tokens=2)
+    assert shorter == pytest.approx(load_generator().option_logprobs(PROMPT, OPTIONS[2:], max_tokens=2), abs=0.05)
+    assert shorter[0] != pytest.approx(scores[2], abs=0.01)  # only the first two tokens counted
+
+
+def test_a_server_too_slow_to_echo_scores_options_by_their_first_tokens(llama_server):
+    from longqa.models.openai import OpenAIGenerator
+
+    served = OpenAIGenerator(llama_server, client=JsonClient(llama_server, deadline=120))
+    assert supports(served, SCORES_OPTIONS)  # until the first call checks it
+    scores = served.option_logprobs(PROMPT, OPTIONS)
+    # llama-cpp-python's server sorts its whole vocabulary for every echoed token: far over the limit.
+    assert not supports(served, SCORES_OPTIONS)
+    fallback = served.label_probs(PROMPT, OPTIONS)
+    assert scores == pytest.approx([math.log(fallback[o]) for o in OPTIONS])
+
+
+def test_the_readme_question_is_answered_through_the_server_from_the_handbook(tmp_path, llama_server):
+    db = tmp_path / "sample.db"
+    result, _ = run_json("ingest", SAMPLE, db=db)
+    assert result.returncode == 0, result.stderr
+    timeout = {"LONGQA_LLM_TIMEOUT": "600"}  # a loaded CPU; the server computes its logprobs in Python
+    result, served = run_json("ask", SAMPLE_QUESTION, "--llm-url", llama_server, db=db, env=timeout)
+    assert result.returncode == 0, result.stderr
+    result, in_process = run_json("ask", SAMPLE_QUESTION, db=db)
+    assert result.returncode == 0, result.stderr
+    # The same passages reach the answer stage both ways; the candidates are spans of them.
+    assert {c["text"] for c in served["candidates"]} == {c["text"] for c in in_process["candidates"]}
+    assert served["answer"].rsplit(" [", 1)[0] in {c["text"] for c in in_process["candidates"]}

@@ -107,9 +107,10 @@ class JsonClient:
         with self._open(self.url(path), None, deadline) as answer:
             return self._json(answer, path, deadline)
 
-    def post(self, path: str, payload: dict, *, absolute: str | None = None) -> dict:
+    def post(self, path: str, payload: dict, *, absolute: str | None = None, retries: int | None = None) -> dict:
+        """`retries=0`: a trial request whose failure the caller handles (nothing is retried)."""
         deadline = self._deadline()
-        with self._open(absolute or self.url(path), payload, deadline) as answer:
+        with self._open(absolute or self.url(path), payload, deadline, retries) as answer:
             return self._json(answer, path, deadline)
 
     def stream(self, path: str, payload: dict) -> Iterator[dict]:
@@ -162,7 +163,7 @@ class JsonClient:
         return answer
 
     @contextlib.contextmanager
-    def _open(self, url: str, payload: dict | None, deadline: "_Deadline"):
+    def _open(self, url: str, payload: dict | None, deadline: "_Deadline", retries: int | None = None):
         headers = {"Accept": "application/json"}
         data = None
         if payload is not None:
@@ -177,11 +178,11 @@ class JsonClient:
                 answer = self._request(connection, url, data, headers)
             except HttpStatusError as exc:
                 connection.close()
-                if exc.status not in RETRYABLE_STATUS or not self._may_retry(attempt, deadline):
+                if exc.status not in RETRYABLE_STATUS or not self._may_retry(attempt, deadline, retries):
                     raise
             except (OSError, http.client.HTTPException) as exc:
                 connection.close()
-                if not self._may_retry(attempt, deadline):
+                if not self._may_retry(attempt, deadline, retries):
                     raise ModelError(f"cannot reach LLM server at {self.base}: {_reason(exc, deadline)}") from None
             except BaseException:  # a refused redirect, an interrupt: nothing to retry
                 connection.close()
@@ -195,9 +196,9 @@ class JsonClient:
             time.sleep(self.backoff * (2 ** attempt))
             attempt += 1
 
-    def _may_retry(self, attempt: int, deadline: "_Deadline") -> bool:
+    def _may_retry(self, attempt: int, deadline: "_Deadline", retries: int | None = None) -> bool:
         """Another try is allowed while retries remain and its back-off ends inside the deadline."""
-        return attempt < self.retries and deadline.ends_at - time.monotonic() > self.backoff * (2 ** attempt)
+        return attempt < (self.retries if retries is None else retries) and deadline.ends_at - time.monotonic() > self.backoff * (2 ** attempt)
 
     def _request(self, connection: http.client.HTTPConnection, url: str, data: bytes | None,
                  headers: dict) -> "_Answer":

@@ -6,6 +6,14 @@
   by the most specific returned token that starts it. When labels share that token, or the
   server returns no usable logprobs, the documented fallback is a grammar-constrained choice
   among the labels (probability 1 for the chosen label).
+- option_logprobs (SCORES_OPTIONS): POST /completions with each prompt + option, `echo` and
+  `logprobs`, reading the log-probabilities the server gives the echoed option tokens (found by
+  `text_offset`); several options go in one request where the server takes a list of prompts.
+  The first call checks the server with a two-token probe: a server that refuses echo (4xx/501,
+  llama-server), returns no prompt log-probabilities, or echoes too slowly to score an answer
+  prompt within the question deadline (llama-cpp-python's server sorts its whole vocabulary for
+  every echoed token) loses the capability, logged once at debug level; that call and later ones
+  get the label_probs fallback (first-token probabilities).
 - embeddings: POST /embeddings (`--embed-url`); a generation server is never asked for them, so
   the vectors a store was built with stay comparable.
 
@@ -16,13 +24,16 @@ naming it, never a traceback.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
+import time
 from typing import Iterator
 
 import numpy as np
 
 from longqa import tokens as cl100k
 from longqa.errors import ModelError
+from longqa.models.base import SCORES_OPTIONS
 from longqa.models.grammar import choice
 from longqa.models.http import HttpStatusError, JsonClient
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
@@ -30,6 +41,15 @@ from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, uniq
 DEFAULT_SERVER_CTX = 4096  # when the server does not say
 TOP_LOGPROBS = 20
 EMBED_BATCH = 64
+ECHO_BATCH = 8  # options per /completions request where the server takes a list of prompts
+ECHO_PROBE = ("Page", " one")  # the support check: a prompt and an option of one token each
+# The probe's time per token it names (2 echoed, 1 generated) above which echo is not used:
+# llama-cpp-python's server sorts its whole vocabulary for every echoed token (0.3 s and more a
+# token on a laptop core, minutes for one option after a 500-token answer prompt), while a server
+# that computes them on its device (vLLM) answers the probe in milliseconds plus the round trip.
+MAX_ECHO_SECONDS_PER_TOKEN = 0.05
+PROBE_TOKENS = 3
+log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -62,11 +82,13 @@ def context_length(entry: dict) -> int | None:
 
 
 class OpenAIGenerator:
-    # A server keeps no prompt state between calls, scores no whole options and shows no attention.
-    capabilities: frozenset[str] = frozenset()
+    # A server keeps no prompt state between calls and shows no attention. Whole options are
+    # scored until the first option_logprobs call finds the server cannot echo them.
+    capabilities: frozenset[str]
 
     def __init__(self, url: str, *, model: str | None = None, n_ctx: int | None = None,
-                 client: JsonClient | None = None):
+                 client: JsonClient | None = None, max_echo_seconds: float | None = MAX_ECHO_SECONDS_PER_TOKEN):
+        """`max_echo_seconds`: the slowest echo per token still used for option scoring (None: any)."""
         self.client = client or JsonClient(url)
         models = server_models(self.client)  # also proves the server is up
         entry = next((m for m in models if m["id"] == model), models[0] if models else {})
@@ -75,6 +97,10 @@ class OpenAIGenerator:
         self.name = f"server:{self.model}"
         self.url = self.client.base
         self._tokenizers = ["tokenize", "extras/tokenize/count"]  # tried in turn; dropped when absent
+        self.capabilities = frozenset({SCORES_OPTIONS})
+        self.max_echo_seconds = max_echo_seconds
+        self._echo_checked = False
+        self._echo_batch = ECHO_BATCH  # 1 once the server refuses a list of prompts
 
     def count_tokens(self, text: str) -> int:
         """The server's own count where offered (llama-server's /tokenize, llama-cpp-python's
@@ -128,6 +154,69 @@ class OpenAIGenerator:
             return renormalise(labels, [top[t] if t is not None else -math.inf for t in matched])
         return self._choose(prompt, labels)
 
+    def option_logprobs(self, prompt: str, options: list[str], *, max_tokens: int = 8) -> list[float]:
+        """Mean log-probability per token of each option's first `max_tokens` tokens after `prompt`,
+        as the server echoes them; the fallback, once the server is found unable, is the log of
+        label_probs (first-token probabilities renormalised over the options)."""
+        if not options:
+            return []
+        if not self._echo_checked:
+            self._check_echo()
+        if SCORES_OPTIONS in self.capabilities:
+            check_fits(self.name, self.count_tokens(prompt + max(options, key=len)) + 1, 1, self.n_ctx)
+            try:
+                scores: list[float] = []
+                for i in range(0, len(options), self._echo_batch):
+                    scores += self._echoed(prompt, options[i:i + self._echo_batch], max_tokens)
+                return scores
+            except _NoEcho as exc:
+                self._drop_scoring(str(exc))
+        probs = self.label_probs(prompt, options)
+        return [math.log(max(probs.get(option, 0.0), 1e-12)) for option in options]
+
+    def _check_echo(self) -> None:
+        """Once: whether the server echoes prompt log-probabilities, in a list and fast enough."""
+        self._echo_checked = True
+        prompt, option = ECHO_PROBE
+        started = time.monotonic()
+        try:
+            self._echoed(prompt, [option, option], 1, trial=True)
+        except _NoEcho:  # the trial converts any HTTP error: a list of prompts may be all it refused
+            self._echo_batch = 1
+            started = time.monotonic()
+            try:
+                self._echoed(prompt, [option], 1)
+            except _NoEcho as exc:
+                self._drop_scoring(str(exc))
+                return
+        per_token = (time.monotonic() - started) / (PROBE_TOKENS * min(self._echo_batch, 2))
+        if self.max_echo_seconds is not None and per_token > self.max_echo_seconds:
+            self._drop_scoring(f"it echoes at {per_token * 1000:.0f} ms a token")
+
+    def _drop_scoring(self, reason: str) -> None:
+        self.capabilities = self.capabilities - {SCORES_OPTIONS}
+        log.debug("LLM server at %s: no whole-option scoring (%s); options are scored by their "
+                  "first-token probabilities", self.client.base, reason)
+
+    def _echoed(self, prompt: str, options: list[str], max_tokens: int, *, trial: bool = False) -> list[float]:
+        """One request for `options` after `prompt`; _NoEcho where the server does not echo them."""
+        texts = [prompt + option for option in options]
+        payload = {"model": self.model, "prompt": texts if len(texts) > 1 else texts[0], "max_tokens": 1,
+                   "temperature": 0.0, "echo": True, "logprobs": 1}
+        try:
+            answer = self.client.post("completions", payload, retries=0 if trial else None)
+        except HttpStatusError as exc:
+            if trial or 400 <= exc.status < 500 or exc.status == 501:
+                raise _NoEcho(f"HTTP {exc.status}") from None
+            raise
+        choices = answer.get("choices") if isinstance(answer, dict) else None
+        if not isinstance(choices, list) or len(choices) != len(texts):
+            raise _NoEcho(f"{len(choices) if isinstance(choices, list) else 'no'} choices for {len(texts)} prompts")
+        with answer_shape(self.client, "completions"):
+            ordered = sorted(choices, key=lambda c: c.get("index", 0))
+            return [option_score(c.get("logprobs"), len(prompt), len(text), max_tokens)
+                    for c, text in zip(ordered, texts)]
+
     def _choose(self, prompt: str, labels: list[str]) -> dict[str, float]:
         """Fallback: let the server pick one label under a GBNF choice grammar."""
         longest = max(self.count_tokens(label) for label in labels) + 2
@@ -168,6 +257,26 @@ def top_logprobs(choice_: dict) -> dict[str, float]:
         alternatives = content[0].get("top_logprobs") or []
         return {str(a["token"]): float(a["logprob"]) for a in alternatives if "token" in a and "logprob" in a}
     return {}
+
+
+class _NoEcho(Exception):
+    """The server does not echo prompt log-probabilities (the reason is the message)."""
+
+
+def option_score(logprobs: object, start: int, end: int, max_tokens: int) -> float:
+    """Mean log-probability of the echoed tokens that reach past character `start` and begin
+    before `end` (the option's; a token that merges the prompt's end with the option's start
+    counts as the option's), at most the first `max_tokens` of them."""
+    offsets = logprobs.get("text_offset") if isinstance(logprobs, dict) else None
+    values = logprobs.get("token_logprobs") if isinstance(logprobs, dict) else None
+    tokens = logprobs.get("tokens") if isinstance(logprobs, dict) else None
+    if not offsets or not values or not tokens:
+        raise _NoEcho("no prompt log-probabilities")
+    picked = [value for offset, token, value in zip(offsets, tokens, values)
+              if offset < end and offset + len(token) > start][:max_tokens]
+    if not picked or any(value is None for value in picked):
+        raise _NoEcho("no log-probabilities for the echoed option")
+    return sum(float(value) for value in picked) / len(picked)
 
 
 def best_token(label: str, top: dict[str, float]) -> str | None:
