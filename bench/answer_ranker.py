@@ -262,8 +262,7 @@ def shortlists(rows, prior_scores) -> list[list[dict]]:
     for row, scores in zip(rows, prior_scores):
         spans = [(s, c) for s, c in zip(scores, row["candidates"]) if c["kind"] != "none"]
         spans.sort(key=lambda t: -t[0])
-        chosen = [{**c, "prior": float(s)} for s, c in spans[:SHORTLIST]]
-        chosen += [{**c, "prior": float(s)} for s, c in zip(scores, row["candidates"]) if c["kind"] == "none"]
+        chosen = [dict(c) for _, c in spans[:SHORTLIST]] + [dict(c) for c in row["candidates"] if c["kind"] == "none"]
         with_model_features(chosen)
         out.append(chosen)
     return out
@@ -326,9 +325,9 @@ def fit_stage(lists, names, lam, objective: str) -> dict:
 
 
 def platt(inputs: np.ndarray, right: np.ndarray) -> dict[str, float]:
-    """Platt scaling on two inputs: the top candidate's calibrated input and its prior score."""
+    """Platt scaling of the top candidate's calibrated input."""
     w, b = fit_logistic(inputs, right.astype(float), 1e-3)
-    return {"final": float(w[0]), "prior": float(w[1]), "bias": b}
+    return {"final": float(w[0]), "bias": b}
 
 
 def reliability(probabilities: np.ndarray, f1s: np.ndarray, bins: int = 5) -> float:
@@ -377,12 +376,12 @@ def fit(args) -> None:
     print(f"kept: prior {len(prior)}, final {len(final)}; prior top F1 {result['prior_top_f1']:.4f}  "
           f"final top F1 {result['final_top_f1']:.4f}  best of shortlist {result['best_of_shortlist']:.4f}")
     # confidence: Platt scaling of the out-of-fold final scores of each question's top candidate
-    # (of its calibrated input and its prior score, `ranker.Ranker.confidence`)
-    tops = [(max(confidence_inputs(list(s), calibrated_on)), cands[int(np.argmax(s))]["prior"],
-             cands[int(np.argmax(s))]["f1"]) for cands, s in zip(result["short"], result["final_scores"]) if len(cands)]
-    inputs, top_f1s = np.array([t[:2] for t in tops]), np.array([t[2] for t in tops])
+    # (of its calibrated input alone, so that the confidences of a shortlist rank as its scores do)
+    tops = [(max(confidence_inputs(list(s), calibrated_on)), cands[int(np.argmax(s))]["f1"])
+            for cands, s in zip(result["short"], result["final_scores"]) if len(cands)]
+    inputs, top_f1s = np.array([t[:1] for t in tops]), np.array([t[1] for t in tops])
     calibration = platt(inputs, top_f1s >= RIGHT)
-    probabilities = 1 / (1 + np.exp(-(inputs @ [calibration["final"], calibration["prior"]] + calibration["bias"])))
+    probabilities = 1 / (1 + np.exp(-(inputs[:, 0] * calibration["final"] + calibration["bias"])))
     ece = reliability(probabilities, top_f1s)
     # The confidence from which an answer is shown without doubt: the share of questions answered
     # "sure" is fixed (SURE_SHARE), the threshold is where the out-of-fold confidences put it.
@@ -429,7 +428,7 @@ def score(args) -> None:
         final = [ranker.final.score(c["features"]) for c in short]
         best = int(np.argmax(final))
         top = short[best]
-        confidences.append(ranker.confidence(confidence_inputs(final, ranker.calibrated_on)[best], top["prior"]))
+        confidences.append(ranker.confidence(confidence_inputs(final, ranker.calibrated_on)[best]))
         f1s.append(top["f1"])
         by[row["dataset"]].append(top["f1"])
         by["all"].append(top["f1"])

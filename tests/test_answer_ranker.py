@@ -140,7 +140,7 @@ def test_a_listwise_confidence_is_the_candidates_share_of_its_shortlist():
     # With a listwise fit the scores mean something only against each other: a candidate far
     # ahead of the rest is surer than the same score among close rivals.
     stage = ranker.Stage({"lead": 1.0}, {"lead": 0.0}, {"lead": 1.0})
-    listwise = ranker.Ranker(stage, stage, {"final": 1.0, "prior": 0.0, "bias": 0.0}, "share")
+    listwise = ranker.Ranker(stage, stage, {"final": 1.0, "bias": 0.0}, "share")
 
     def top_probability(*leads: float) -> float:
         shortlist = [candidates.Candidate(f"c{i}", "phrase", None, features={"lead": lead})

@@ -84,7 +84,7 @@ def context_length(entry: dict) -> int | None:
 class OpenAIGenerator:
     # A server keeps no prompt state between calls and shows no attention. Whole options are
     # scored until the first option_logprobs call finds the server cannot echo them.
-    capabilities: frozenset[str]
+    capabilities: frozenset[str] = frozenset({SCORES_OPTIONS})
 
     def __init__(self, url: str, *, model: str | None = None, n_ctx: int | None = None,
                  client: JsonClient | None = None, max_echo_seconds: float | None = MAX_ECHO_SECONDS_PER_TOKEN):
@@ -97,7 +97,7 @@ class OpenAIGenerator:
         self.name = f"server:{self.model}"
         self.url = self.client.base
         self._tokenizers = ["tokenize", "extras/tokenize/count"]  # tried in turn; dropped when absent
-        self.capabilities = frozenset({SCORES_OPTIONS})
+        self.capabilities = OpenAIGenerator.capabilities  # narrowed per server by the first echo probe
         self.max_echo_seconds = max_echo_seconds
         self._echo_checked = False
         self._echo_batch = ECHO_BATCH  # 1 once the server refuses a list of prompts

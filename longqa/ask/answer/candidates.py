@@ -50,7 +50,6 @@ class Candidate:
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0  # the ranker's score (its prior stage, then its final one)
     probability: float = 0.0  # the calibrated chance that it is right
-    prior: float = 0.0  # the prior stage's score (ranker.Ranker.shortlist)
 
     def as_span(self) -> spans.Span:
         return spans.Span(self.text, self.kind, self.start, self.end)

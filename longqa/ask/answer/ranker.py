@@ -50,8 +50,8 @@ class Stage:
 class Ranker:
     prior: Stage
     final: Stage
-    # confidence = sigmoid(final × calibrated input + prior × prior score + bias)
-    calibration: dict[str, float] = field(default_factory=lambda: {"final": 1.0, "prior": 0.0, "bias": 0.0})
+    # confidence = sigmoid(final × calibrated input + bias)
+    calibration: dict[str, float] = field(default_factory=lambda: {"final": 1.0, "bias": 0.0})
     calibrated_on: str = "score"  # score | share: the input of the calibration (see `confidence_inputs`)
     threshold: float = 0.0  # below this confidence the answer is shown as unsure
     provenance: dict = field(default_factory=dict)
@@ -64,7 +64,7 @@ class Ranker:
         """The `size` best answer candidates by the prior stage, then the no-answer candidate
         (every candidate's prior score set)."""
         for candidate in pool:
-            candidate.score = candidate.prior = self.prior.score(candidate.features)
+            candidate.score = self.prior.score(candidate.features)
         spans = sorted((c for c in pool if c.kind != "none"), key=lambda c: -c.score)[:size]
         return spans + [c for c in pool if c.kind == "none"]
 
@@ -74,15 +74,16 @@ class Ranker:
             candidate.score = self.final.score(candidate.features)
         inputs = confidence_inputs([c.score for c in shortlist], self.calibrated_on)
         for candidate, value in zip(shortlist, inputs):
-            candidate.probability = self.confidence(value, candidate.prior)
+            candidate.probability = self.confidence(value)
         return sorted(shortlist, key=lambda c: -c.score)
 
 
-    def confidence(self, value: float, prior: float) -> float:
+    def confidence(self, value: float) -> float:
         """The calibrated probability that a candidate is right, from its calibrated input (its
-        final score or share, `confidence_inputs`) and its prior score."""
+        final score or its share of the shortlist, `confidence_inputs`): monotone in the score, so
+        an alternative is never surer than the answer."""
         c = self.calibration
-        z = c.get("final", 1.0) * value + c.get("prior", 0.0) * prior + c.get("bias", 0.0)
+        z = c.get("final", 1.0) * value + c.get("bias", 0.0)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
