@@ -38,10 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from longqa.ask.answer import choose  # noqa: E402
 from longqa.ask.answer.features import FEATURES, MODEL_FEATURES, TYPED  # noqa: E402
 from longqa.ask.answer.ranker import confidence_inputs  # noqa: E402
+from longqa.ask.settings import DEFAULTS  # noqa: E402
 from longqa.eval.metrics import token_f1  # noqa: E402
 
 RIGHT = 0.5  # token F1 from which a candidate counts as right
-SHORTLIST = 8  # as answer.max_candidates
+SHORTLIST = DEFAULTS.answer.max_candidates  # the shortlist the pipeline keeps
 FOLDS = 5
 LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0)
 # (prior, final) objectives tried: the prior keeps a shortlist (pointwise keeps more right
@@ -89,7 +90,6 @@ class MemoGenerator:
 
 
 def collect(args) -> None:
-    from longqa.ask.settings import DEFAULTS
     from longqa.eval.runner import EvalSettings, Runner
     from longqa.eval.systems import Resources, make_system
     from longqa.models.resolve import load_embedder, load_generator
