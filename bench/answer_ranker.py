@@ -280,14 +280,20 @@ def prior_names(names: list[str]) -> list[str]:
 _PRIOR_CACHE: dict = {}
 
 
+def prior_shortlists(rows, prior, lam_prior, objective: str):
+    """Out-of-fold prior scores of every candidate and the shortlists they keep (computed once per
+    feature list, strength and objective)."""
+    key = (id(rows), tuple(prior), lam_prior, objective)
+    if key not in _PRIOR_CACHE:
+        ps = stage_scores(rows, [r["candidates"] for r in rows], prior, lam_prior, objective)
+        _PRIOR_CACHE[key] = (ps, shortlists(rows, ps))
+    return _PRIOR_CACHE[key]
+
+
 def evaluate(rows, prior, final, lam_prior, lam_final, objective: str) -> dict:
     """Cross-validated figures of the two stages with these feature lists."""
     pool = [r["candidates"] for r in rows]
-    key = (id(rows), tuple(prior), lam_prior, objective[0])
-    if key not in _PRIOR_CACHE:
-        ps = stage_scores(rows, pool, prior, lam_prior, objective[0])
-        _PRIOR_CACHE[key] = (ps, shortlists(rows, ps))
-    ps, short = _PRIOR_CACHE[key]
+    ps, short = prior_shortlists(rows, prior, lam_prior, objective[0])
     fs = stage_scores(rows, short, final, lam_final, objective[1])
     best = [max((c["f1"] for c in r["candidates"]), default=0.0) for r in rows]
     reach = [max((c["f1"] for c in s), default=0.0) for s in short]
@@ -391,8 +397,7 @@ def fit(args) -> None:
     print(f"answers with confidence >= {args.threshold}: {sure.mean():.3f} of questions, mean F1 "
           f"{top_f1s[sure].mean() if sure.any() else 0:.3f} (others {top_f1s[~sure].mean() if (~sure).any() else 0:.3f})")
     pool = [r["candidates"] for r in rows]
-    ps = stage_scores(rows, pool, prior, lam_prior, objective[0])  # the final fit's shortlists, from out-of-fold priors
-    short = shortlists(rows, ps)
+    _, short = prior_shortlists(rows, prior, lam_prior, objective[0])  # the final fit's, from out-of-fold priors
     weights = {"prior": fit_stage(pool, prior, lam_prior, objective[0]),
                "final": fit_stage(short, final, lam_final, objective[1]),
                "calibration": calibration, "calibrated_on": calibrated_on, "threshold": args.threshold,

@@ -30,6 +30,7 @@ MAX_SENTENCE_CHARS = 600
 # it. Such a run is kept whole up to this many times the limit.
 PROSE_FACTOR = 4
 _PROSE_WORDS = 0.8  # share of a run's tokens that open with a letter for it to read as prose
+_ENDS_SENTENCE = re.compile(r"[.!?][\"'”’)\]]*$")
 
 
 def split(text: str, max_chars: int = MAX_SENTENCE_CHARS) -> list[tuple[int, int]]:
@@ -78,7 +79,7 @@ def _add(text: str, start: int, end: int, spans: list[tuple[int, int]], max_char
 def _prose(run: str) -> bool:
     """Whether `run` is a sentence of words: it ends with sentence punctuation and most of its tokens
     open with a letter (a flattened table is mostly numbers, bars and short cells)."""
-    if not re.search(r"[.!?][\"'”’)\]]*$", run):
+    if not _ENDS_SENTENCE.search(run):
         return False
     tokens = run.split()
     return sum(1 for token in tokens if token.lstrip("\"'“‘([")[:1].isalpha()) >= _PROSE_WORDS * len(tokens)

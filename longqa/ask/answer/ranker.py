@@ -77,7 +77,6 @@ class Ranker:
             candidate.probability = self.confidence(value)
         return sorted(shortlist, key=lambda c: -c.score)
 
-
     def confidence(self, value: float) -> float:
         """The calibrated probability that a candidate is right, from its calibrated input (its
         final score or its share of the shortlist, `confidence_inputs`): monotone in the score, so
