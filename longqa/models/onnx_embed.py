@@ -13,6 +13,8 @@ to it on every leaf of the sample when nothing is cut.
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -29,13 +31,65 @@ OPTIMISE_FROM_TEXTS = 64
 # to the group's longest, rows x longest <= this. 512 measured faster than 2,048 (less padding,
 # smaller attention matrices).
 BATCH_TOKENS = 512
+# onnxruntime 1.30.0 reads the process's command line (/proc/self/cmdline) while its module loads,
+# recursively, at about 260 bytes of stack per byte of it: `longqa ask "<a 33 KB question>"` overflowed
+# the 8 MB main-thread stack and died of SIGSEGV before any error could be reported (1.31 and 1.32
+# do not). A command line at least this long is imported on a thread whose stack is sized from it,
+# with twice the measured need.
+THREAD_IMPORT_FROM_BYTES = 16_384
+STACK_PER_COMMAND_LINE_BYTE = 512
+BASE_STACK_BYTES = 8 << 20
+MAX_STACK_BYTES = 1 << 30  # the kernel caps a command line at a quarter of the stack limit (2 MB by default)
+
+
+def command_line_bytes() -> int:
+    """Length of this process's command line as the kernel shows it; 0 where there is no /proc."""
+    try:
+        with open("/proc/self/cmdline", "rb") as handle:
+            return len(handle.read())
+    except OSError:
+        return 0
+
+
+def import_onnxruntime():
+    """The onnxruntime module, imported where its loading cannot overflow a stack (see above).
+    Raises ImportError when it is not installed."""
+    module = sys.modules.get("onnxruntime")
+    if module is not None:
+        return module
+    size = command_line_bytes()
+    if size < THREAD_IMPORT_FROM_BYTES:
+        import onnxruntime
+
+        return onnxruntime
+    outcome: dict[str, object] = {}
+
+    def load() -> None:
+        try:
+            import onnxruntime
+
+            outcome["module"] = onnxruntime
+        except BaseException as exc:  # noqa: BLE001  (re-raised on the calling thread)
+            outcome["error"] = exc
+
+    stack = min(BASE_STACK_BYTES + size * STACK_PER_COMMAND_LINE_BYTE, MAX_STACK_BYTES)
+    previous = threading.stack_size(stack)
+    try:
+        loader = threading.Thread(target=load, name="onnxruntime-import")
+        loader.start()
+    finally:
+        threading.stack_size(previous)
+    loader.join()
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["module"]
 
 
 class OnnxEmbedder:
     def __init__(self, onnx_path: Path, vocab_gguf: Path, *, name: str, max_tokens: int,
                  threads: int, batch_tokens: int = BATCH_TOKENS):
         try:
-            import onnxruntime
+            onnxruntime = import_onnxruntime()
         except ImportError:
             raise ModelError("onnxruntime is not installed: reinstall longqa (or pass --embed-model FILE.gguf)") from None
         from longqa.models.llama_lib import llama_cpp
