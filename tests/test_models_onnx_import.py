@@ -39,10 +39,14 @@ class FakeOnnxruntime(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 @pytest.fixture
 def fake(monkeypatch):
+    """The fake is found first; afterwards the real module (if it was loaded) is back."""
     finder = FakeOnnxruntime()
-    monkeypatch.delitem(sys.modules, "onnxruntime", raising=False)  # restored (or removed) afterwards
+    real = sys.modules.pop("onnxruntime", None)
     monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
-    return finder
+    yield finder
+    sys.modules.pop("onnxruntime", None)
+    if real is not None:
+        sys.modules["onnxruntime"] = real
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/cmdline is Linux's")
