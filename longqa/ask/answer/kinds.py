@@ -1,7 +1,7 @@
 """Whether a name is a person's, read from its sentence-embedding, and whether a question asks for one.
 
-"Who is the spouse of the director of Jump for Glory?" wants a person, yet the sentences around the
-answer also name films, towns and studios, and every capitalised run is a "name" to text/spans.py. The
+"Who signed the lease for the landlord?" wants a person, yet the sentences around the answer also
+name companies, towns and buildings, and every capitalised run is a "name" to text/spans.py. The
 embedder places a name near others of its kind: a name's vector is compared with the centroid of
 a few people's names and with the centroids of places, organisations, titles of works and other
 capitalised things; the margin says how much more it looks like a person (all-MiniLM-L6-v2 sets
