@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from longqa.ask.answer import choose  # noqa: E402
 from longqa.ask.answer.features import FEATURES, MODEL_FEATURES, TYPED  # noqa: E402
-from longqa.ask.answer.ranker import confidence_inputs  # noqa: E402
+from longqa.linear import confidence_inputs  # noqa: E402
 from longqa.ask.settings import DEFAULTS  # noqa: E402
 from longqa.eval.metrics import token_f1  # noqa: E402
 

@@ -1,7 +1,11 @@
 """How good is each model-made decision of `ask`, for the model in use? Prints a table; asserts nothing.
 
     python bench/decisions.py --work-dir /work/evalrun-search [--half tune] [--limit 60] [-m MODEL.gguf]
-                              [--decisions scope,type,outline,sufficiency,router]
+                              [--decisions scope,type,outline,sufficiency,router] [--out FILE]
+
+With `--out` (longqa/models/data/decisions.json is the shipped table), the figures are written
+under the model's name with the command, commit, date, half, question count and load average;
+longqa.models.skill reads that file, so no figure there is typed by hand.
 
 Questions come from ../shared/evaldata/dev.jsonl (the TUNE half by default: weights are set on
 it, figures reported on the other half); each is asked of its own documents in an eval store
@@ -80,6 +84,8 @@ def main() -> None:
     parser.add_argument("-m", "--model", default=None)
     parser.add_argument("--decisions", default=",".join(DECISIONS),
                         help="comma-separated subset of " + ",".join(DECISIONS))
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write the measured decisions into this JSON table (others' rows are kept)")
     args = parser.parse_args()
     wanted = set(args.decisions.split(","))
     if not wanted <= set(DECISIONS):
@@ -202,10 +208,38 @@ def main() -> None:
         print(f"{name:<16} {n:>4} {skill:>6.3f} {chance:>6.3f} {weight:>6.3f}")
     for c in present:
         print(f"  type {c}: {sum(type_hits[c])}/{len(type_hits[c])}")
+    if args.out is not None:
+        write_table(args.out, generator.name, rows, used, args)
     for label, moves in answer_moves.items():
         if moves:
             counts = {kind: moves.count(kind) for kind in sorted(set(moves))}
             print(f"  router moves with a {'gold' if label else 'non-gold'} leaf read: {counts}")
+
+
+# The rows that decide something in `ask`, by the name longqa.models.skill looks them up under.
+USED_AS = {"scope (R_q)": "scope", "type (as used)": "type", "outline choice": "outline",
+           "sufficiency": "sufficiency", "router-expand": "router-expand", "router-answer": "router-answer"}
+
+
+def write_table(path: Path, model: str, rows: list, used: int, args) -> None:
+    """This model's measured decisions into the JSON table at `path`, keeping other models' rows
+    and, for this model, the decisions not measured in this run."""
+    import datetime
+    import subprocess
+
+    table = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"models": {}}
+    entry = table["models"].setdefault(model, {"decisions": {}})
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                            text=True).stdout.strip()
+    run = {"command": "python bench/decisions.py " + " ".join(sys.argv[1:]), "commit": commit,
+           "date": datetime.date.today().isoformat(), "half": args.half, "questions": used,
+           "load": round(os.getloadavg()[0], 2)}
+    for name, n, skill, chance in rows:
+        if name in USED_AS and skill is not None and chance is not None:
+            entry["decisions"][USED_AS[name]] = {"skill": round(skill, 4), "chance": round(chance, 4), "n": n,
+                                                 "run": run}
+    path.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
 
 
 def holds_gold(text: str, q: dict) -> bool:

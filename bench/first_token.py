@@ -67,8 +67,7 @@ def main() -> int:
                 best = result
         prompt = best.refined.answer_prompt
         n = generator.count_tokens(prompt)
-        generator._llm.n_tokens = 0  # an empty cache: the whole prompt is read
-        generator._llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        generator.clear_cache()  # an empty cache: the whole prompt is read
         tick = time.perf_counter()
         generator.label_probs(prompt, ["a", "b"])
         read = time.perf_counter() - tick

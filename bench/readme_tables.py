@@ -55,6 +55,7 @@ MEASURES = {
     "dev-report84-corpus-recall.json": "whole-document scoring and the search loop as ablations, an earlier search",
     "dev-report84-corpus-recall-500.json": "the same at 500 tokens",
     "dev150-corpus-recall.json": "the first pipeline's context against BM25, dense chunks and whole documents",
+    "relevance-gate-tune.json": "the exit-4 gate (nothing relevant) at the thresholds in use, and a grid, on tune-half stores",
 }
 
 
@@ -78,6 +79,11 @@ def first_screen_block() -> str:
 
 def _index_line(path: Path) -> str:
     report = json.loads(path.read_text(encoding="utf-8"))
+    if "in_use" in report:  # a gate's calibration (bench/relevance.py), not an eval run
+        used = report["in_use"]
+        return (f"- [{path.name}]({path.name}): {MEASURES.get(path.name, path.stem)}; refuses {used['refused']} of "
+                f"{used['answerable']} answerable questions, lets {used['passed']} of {used['foreign']} foreign ones "
+                f"through; commit {report['commit']}, {report['date']}. `{report['command']}`")
     system = "longqa" if "longqa" in report["overall"] else next(iter(report["overall"]))
     longqa = report["overall"][system]
     figures = [f"{label} {measure(longqa, key):.3f}" for label, key in

@@ -1,13 +1,16 @@
 """How often the "nothing relevant" decision (ask exits 4) refuses an answerable question, and how
 often it lets a foreign one through, on real stores.
 
-    LONGQA_THREADS=1 python bench/relevance.py ../shared/evaldata/dev.jsonl --work-dir /work/evalrun-tune
+    LONGQA_THREADS=1 python bench/relevance.py ../shared/evaldata/dev.jsonl --work-dir /work/evalrun-tune \
+        [--out eval/relevance-gate-tune.json]
 
 Answerable: each evaluation store's own questions (the questions of the run in `work-dir/runs/`),
 and the natural questions about the sample handbook below. Foreign: every other dataset's questions
 asked of that store, and the dev questions asked of the handbook. Prints, for the settings in use,
 refusals of answerable questions and foreign questions let through, with the load average; then the
 same for a small grid of thresholds, so a change of rule can be compared on the tune half only.
+`--out` writes the same figures as a report (commit, date, command, load), which the `relevance.*`
+settings and ask/search/relevance.py cite.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ def main() -> None:
     parser.add_argument("questions", type=Path)
     parser.add_argument("--work-dir", type=Path, required=True)
     parser.add_argument("--foreign", type=int, default=40, help="foreign questions per store")
+    parser.add_argument("--out", type=Path, default=None, help="also write the figures to this JSON report")
     args = parser.parse_args()
     embedder = load_embedder(None, None)
     every = {json.loads(line)["id"]: json.loads(line) for line in open(args.questions)}
@@ -94,6 +98,12 @@ def main() -> None:
     def decide(m: evidence.EvidenceCheck, coverage_min: float, cosine_min: float) -> bool:
         return evidence.relevant(m.coverage, m.max_cosine, m.topical, coverage_min, cosine_min)
 
+    def counts(coverage_min: float, cosine_min: float) -> dict:
+        return {"coverage_min": coverage_min, "cosine_min": cosine_min,
+                "answerable": sum(r[1] for r in rows), "foreign": sum(not r[1] for r in rows),
+                "refused": sum(1 for r in rows if r[1] and not decide(r[2], coverage_min, cosine_min)),
+                "passed": sum(1 for r in rows if not r[1] and decide(r[2], coverage_min, cosine_min))}
+
     def table(coverage_min: float, cosine_min: float, verbose: bool = False) -> str:
         parts = []
         for store in sorted({r[0] for r in rows}):
@@ -112,9 +122,23 @@ def main() -> None:
                 f"answerable, passed {passed}/{sum(not r[1] for r in rows)} foreign\n    " + "; ".join(parts))
 
     print("in use: " + table(RELEVANCE.coverage_min, RELEVANCE.cosine_min, verbose=True))
-    for coverage_min in (0.5, 0.6, 0.7, 0.8):
-        for cosine_min in (0.3, 0.35, 0.42):
-            print(table(coverage_min, cosine_min))
+    grid = [(coverage_min, cosine_min) for coverage_min in (0.5, 0.6, 0.7, 0.8) for cosine_min in (0.3, 0.35, 0.42)]
+    for coverage_min, cosine_min in grid:
+        print(table(coverage_min, cosine_min))
+    if args.out is not None:
+        import datetime
+        import subprocess
+
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                                text=True).stdout.strip()
+        report = {"measures": "the 'nothing relevant' gate (ask exits 4): answerable questions refused, "
+                              "foreign questions let through",
+                  "command": "LONGQA_THREADS=1 python bench/relevance.py " + " ".join(sys.argv[1:]),
+                  "commit": commit, "date": datetime.date.today().isoformat(), "load": round(load, 2),
+                  "stores": len(stores) + 1, "in_use": counts(RELEVANCE.coverage_min, RELEVANCE.cosine_min),
+                  "grid": [counts(a, b) for a, b in grid]}
+        args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

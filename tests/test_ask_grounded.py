@@ -14,7 +14,8 @@ from longqa.ask.answer import choose, grounded
 from longqa.ask.answer import hops
 from longqa.ask.answer import kinds
 from longqa.text import sentences
-from longqa.ask.answer import spans
+from longqa.ask.answer import span_fit
+from longqa.text import spans
 from longqa.ask.answer.stage import plan_answer
 from longqa.ask.analysis import asked
 from longqa.ask.analysis.asked import read
@@ -41,22 +42,22 @@ def test_sentences_are_offsets_into_the_text():
 
 def test_candidates_keep_units_qualifiers_and_names():
     sentence = "Revenue rose 12% to $1.2 billion on March 3, 2019, said Lena Marsh of the Bank of England."
-    texts = {c.text: c.kind for c in spans.candidates(sentence)}
+    texts = {c.text: c.kind for c in span_fit.candidates(sentence)}
     assert texts["12%"] == "quantity" and texts["$1.2 billion"] == "quantity"
     assert texts["March 3, 2019"] == "date"
     assert texts["Lena Marsh"] == "name" and texts["Bank of England"] == "name"
-    for c in spans.candidates(sentence):
+    for c in span_fit.candidates(sentence):
         assert sentence[c.start:c.end] == c.text
-    assert "about 52 hours" in {c.text for c in spans.candidates(TEXT)}
-    found = {c.text: c.kind for c in spans.candidates("Standby generators | Load test for 2 hours | Monthly")}
+    assert "about 52 hours" in {c.text for c in span_fit.candidates(TEXT)}
+    found = {c.text: c.kind for c in span_fit.candidates("Standby generators | Load test for 2 hours | Monthly")}
     assert found["Monthly"] == "frequency"
-    assert {c.text: c.kind for c in spans.candidates("Fuel is replaced every 18 months.")}["every 18 months"] == "frequency"
-    counted = {c.text: c.kind for c in spans.candidates("The Court has nine justices; one of them serves for three years.")}
+    assert {c.text: c.kind for c in span_fit.candidates("Fuel is replaced every 18 months.")}["every 18 months"] == "frequency"
+    counted = {c.text: c.kind for c in span_fit.candidates("The Court has nine justices; one of them serves for three years.")}
     assert counted["nine"] == "quantity" and counted["three years"] == "quantity" and counted.get("one") != "quantity"
 
 
 def test_candidates_drop_possessives_and_paper_markup():
-    found = {c.text for c in spans.candidates("Usher's single used INLINEFORM0 as BIBREF3 showed, with hybrid models.")}
+    found = {c.text for c in span_fit.candidates("Usher's single used INLINEFORM0 as BIBREF3 showed, with hybrid models.")}
     assert "Usher" in found and "Usher's" not in found
     assert not any("INLINEFORM" in text or "BIBREF" in text for text in found)
 
@@ -328,9 +329,9 @@ def test_date_comparisons_between_two_options_follow_the_stated_years(tmp_path):
 
 def test_figures_the_question_states_are_not_answers():
     question = "In which year was the King who made the 1925 Birthday Honours born?"
-    assert spans.repeats_question(spans.Span("3 June 1925", "date"), read(question))
-    assert not spans.repeats_question(spans.Span("3 June 1865", "date"), read(question))
-    assert {c.kind for c in spans.candidates("Bars close at 3 a.m. on weekdays.") if c.text.startswith("3 a.m")} == {"time"}
+    assert span_fit.repeats_question(spans.Span("3 June 1925", "date"), read(question))
+    assert not span_fit.repeats_question(spans.Span("3 June 1865", "date"), read(question))
+    assert {c.kind for c in span_fit.candidates("Bars close at 3 a.m. on weekdays.") if c.text.startswith("3 a.m")} == {"time"}
 
 
 def test_a_role_preamble_is_not_what_is_asked():
@@ -344,8 +345,8 @@ def test_a_role_preamble_is_not_what_is_asked():
 def test_a_name_carrying_the_asked_noun_is_preferred():
     assert asked.head_noun("What county shares a border with Watauga?") == "county"
     assert asked.head_noun("What year did it open?") is None and asked.head_noun("What is it?") is None
-    assert spans.names_head(spans.Span("Avery County", "name"), "county")
-    assert not spans.names_head(spans.Span("Banner Elk", "name"), "county")
+    assert span_fit.names_head(spans.Span("Avery County", "name"), "county")
+    assert not span_fit.names_head(spans.Span("Banner Elk", "name"), "county")
 
 
 def test_a_draft_cut_mid_phrase_ends_at_its_last_content_word(power_db):
@@ -355,7 +356,7 @@ def test_a_draft_cut_mid_phrase_ends_at_its_last_content_word(power_db):
     assert text == "The fuel store holds 60,000 litres" and text in sentence.text
     assert grounded.verbatim("60,00", found)[0] == "60,000"  # a figure cut short is completed
     assert grounded.verbatim("the", found) is None
-    quantity = [c.text for c in spans.candidates("Use was 0.42 kilowatt-hours per cubic metre.") if c.kind == "quantity"]
+    quantity = [c.text for c in span_fit.candidates("Use was 0.42 kilowatt-hours per cubic metre.") if c.kind == "quantity"]
     assert quantity == ["0.42 kilowatt-hours"]
 
 
@@ -371,13 +372,13 @@ def test_how_many_questions_prefer_the_quantity_of_what_they_count():
     sentence = "The works supplies about 118,000 people through 640 kilometres of mains and two reservoirs."
     noun = asked.counted_noun("How many people does the works supply?")
     assert noun == "people" and asked.counted_noun("How much did it cost?") is None
-    scored = {c.text: spans.counts(c, noun) for c in spans.candidates(sentence) if c.kind == "quantity"}
+    scored = {c.text: spans.counts(c, noun) for c in span_fit.candidates(sentence) if c.kind == "quantity"}
     assert scored["about 118,000 people"] == 1.0 and scored["640 kilometres"] == -1.0 and scored["two"] == 0.0
     # "What coagulant is used?": the sentence that says what the coagulant is defines the answer
     head = asked.head_noun("What coagulant is used?")
     for sentence, answer in (("Ferric sulphate is the coagulant.", "Ferric sulphate"),
                              ("Since 2019 the coagulant used is ferric sulphate.", "ferric sulphate")):
-        defined = [c.text for c in spans.candidates(sentence) if spans.defines(c, sentence, head)]
+        defined = [c.text for c in span_fit.candidates(sentence) if span_fit.defines(c, sentence, head)]
         assert defined == [answer], defined
     # "supplies" meets "supply" and "treated" meets "treat" when words are matched by stem
     assert grounded.word_stem("supplies") == grounded.word_stem("supply")
@@ -386,7 +387,7 @@ def test_how_many_questions_prefer_the_quantity_of_what_they_count():
 
 def test_a_quantity_question_prefers_the_measure_it_names():
     sentence = "Kansas covers 213,100 km and had 2,913,123 inhabitants in 2020; the new airport cost $41 million, 12% over budget."
-    quantities = [c for c in spans.candidates(sentence) if c.kind == "quantity"]
+    quantities = [c for c in span_fit.candidates(sentence) if c.kind == "quantity"]
 
     def fit(question):
         measure = asked.asked_measure(question)
@@ -400,9 +401,9 @@ def test_a_quantity_question_prefers_the_measure_it_names():
     assert set(fit("How many runways does it have?").values()) == {0.0}  # counts() reads "how many X"
     # an infobox gives the area in square miles: an area, not a count nor a length
     box = "Area Ranked 15th Total 82,278 sq mi (213,100 km) Population Ranked 35th Total 2,913,123 (2017 est.)"
-    areas = {c.text: c for c in spans.candidates(box) if c.kind == "quantity"}
+    areas = {c.text: c for c in span_fit.candidates(box) if c.kind == "quantity"}
     assert spans.measures(areas["82,278 sq mi"], "count") == -1.0 and spans.measures(areas["2,913,123"], "count") == 1.0
-    three = next(c for c in spans.candidates("a park of 3,400 square miles") if c.kind == "quantity")
+    three = next(c for c in span_fit.candidates("a park of 3,400 square miles") if c.kind == "quantity")
     assert spans.measures(three, "area") == 1.0 and spans.measures(three, "length") == -1.0
 
 
@@ -411,14 +412,14 @@ def test_who_plays_questions_prefer_the_name_cast_in_the_role():
     assert "charles" in role and asked.asked_role("Who founded the company?") == set()
     for sentence, actor in (("Rhys Darby as Charles , Sir 's partner .", "Rhys Darby"),
                             ("Charles is played by Rhys Darby in the second season.", "Rhys Darby")):
-        cast = [c.text for c in spans.candidates(sentence) if spans.casts(c, sentence, role)]
+        cast = [c.text for c in span_fit.candidates(sentence) if span_fit.casts(c, sentence, role)]
         assert cast == [actor], (sentence, cast)
     lead = "Neil Patrick Harris portrays Count Olaf in the series ."
-    assert not [c.text for c in spans.candidates(lead) if spans.casts(c, lead, role)]
+    assert not [c.text for c in span_fit.candidates(lead) if span_fit.casts(c, lead, role)]
     # a role asked as someone's relation: the cast line must say both words of it
     sister = asked.asked_role("who played marty's sister in back to the future")
     cast_list = "Michael J. Fox as Marty McFly , a teenager . Wendie Jo Sperber as Linda McFly , Marty 's older sister ."
-    assert [c.text for c in spans.candidates(cast_list) if spans.casts(c, cast_list, sister)] == ["Wendie Jo Sperber"]
+    assert [c.text for c in span_fit.candidates(cast_list) if span_fit.casts(c, cast_list, sister)] == ["Wendie Jo Sperber"]
 
 
 def features_of(grounding, text: str) -> dict[str, float]:
@@ -513,26 +514,26 @@ def test_a_later_hop_s_answer_is_near_what_that_hop_asks(tmp_path):
 
 
 def test_year_questions_get_the_year_and_where_questions_the_place():
-    dated = next(c for c in spans.candidates("Restricted cash was included in other assets as of December 31, 2019.")
+    dated = next(c for c in span_fit.candidates("Restricted cash was included in other assets as of December 31, 2019.")
                  if c.kind == "date")
-    assert spans.year_of(dated, read("In which year was restricted cash included in other assets?")).text == "2019"
-    assert spans.year_of(dated, read("When was restricted cash included in other assets?")).text == "December 31, 2019"
+    assert span_fit.year_of(dated, read("In which year was restricted cash included in other assets?")).text == "2019"
+    assert span_fit.year_of(dated, read("When was restricted cash included in other assets?")).text == "December 31, 2019"
     sentence = "Iron Maiden are an English heavy metal band formed in Leyton, East London, in 1975."
-    placed = {c.text for c in spans.candidates(sentence) if spans.placed(c, sentence, read("Where did the band form?"))}
+    placed = {c.text for c in span_fit.candidates(sentence) if span_fit.placed(c, sentence, read("Where did the band form?"))}
     assert placed == {"Leyton"}
-    assert not any(spans.placed(c, sentence, read("Who formed the band?")) for c in spans.candidates(sentence))
+    assert not any(span_fit.placed(c, sentence, read("Who formed the band?")) for c in span_fit.candidates(sentence))
 
 
 def test_a_month_alone_is_a_month_not_a_name():
     sentence = "Scott Young (April 14, 1918 - June 12, 2005) married in May."
-    found = {(c.text, c.kind) for c in spans.candidates(sentence)}
+    found = {(c.text, c.kind) for c in span_fit.candidates(sentence)}
     assert ("Scott Young", "name") in found and ("May", "month") in found
     assert not [text for text, kind in found if kind == "name" and text in ("April", "June", "May")]
-    month = next(c for c in spans.candidates(sentence) if c.text == "May")
-    year = next(c for c in spans.candidates(sentence) if c.text == "April 14, 1918")
+    month = next(c for c in span_fit.candidates(sentence) if c.text == "May")
+    year = next(c for c in span_fit.candidates(sentence) if c.text == "April 14, 1918")
     assert asked.wanted("In what month did he marry?") == "month"
-    assert spans.fits(month, "month") > spans.fits(year, "month")
-    assert spans.fits(month, "date") < spans.fits(year, "date") and spans.fits(month, "name") < 0
+    assert span_fit.fits(month, "month") > span_fit.fits(year, "month")
+    assert span_fit.fits(month, "date") < span_fit.fits(year, "date") and span_fit.fits(month, "name") < 0
 
 
 @pytest.mark.parametrize("question, sign", [
@@ -543,7 +544,7 @@ def test_a_month_alone_is_a_month_not_a_name():
     ("What government position was held by the woman who played her?", -1),
     ("What was the woman who founded it known for?", 0)])
 def test_which_questions_ask_for_a_person(question, sign):
-    assert kinds.asks_person(question) == sign
+    assert read(question).wants_person == sign
 
 
 @pytest.mark.models
@@ -592,7 +593,7 @@ def test_the_tail_of_a_name_the_question_says_is_no_bridge(tmp_path):
 def test_a_question_about_where_a_range_ends_passes_over_its_start():
     sentence = "In Indiana, alcohol may be sold only during the hours 7 a.m. to 3 a.m. daily."
     side = lambda question: {c.text: spans.range_side(c, sentence, asked.asked_end(question))  # noqa: E731
-                             for c in spans.candidates(sentence) if c.kind == "time"}
+                             for c in span_fit.candidates(sentence) if c.kind == "time"}
     assert side("What time does the state stop selling alcohol?") == {"7 a.m": -1.0, "3 a.m": 0.0}
     assert side("When do shops start selling alcohol?") == {"7 a.m": 0.0, "3 a.m": -1.0}
     assert set(side("What hours may alcohol be sold?").values()) == {0.0}
@@ -637,9 +638,9 @@ def test_a_verdict_on_two_joined_names_needs_a_sentence_about_each(tmp_path):
 
     assert rule("Are both Cypress and Ajuga a genus?") == "No"
     assert rule("Are both Huernia and Ajuga described as a genus?") == "Yes"
-    assert grounded.joined_names(read("Are the Laleli Mosque and Esma Sultan Mansion in the same neighborhood?")) is None
-    assert grounded.joined_names(read("Are Freakonomics and In the Realm of the Hackers both American documentaries?")) == (
-        "Freakonomics", "In the Realm of the Hackers")
+    assert read("Are the North Depot and the Harbour Road Depot in the same district?").joined is None
+    assert read("Are Form 12 and the Statement of Account both required before payment?").joined == (
+        "Form 12", "Statement of Account")
 
 
 def test_reference_marks_are_never_answers(tmp_path):
@@ -647,8 +648,8 @@ def test_reference_marks_are_never_answers(tmp_path):
     from tests.ask_support import article
 
     sentence = "Members of the court bar sit closer at an oral argument.[163] The bar has six members.[164]"
-    assert {c.text for c in spans.candidates(sentence)} & {"163", "164"} == set()
-    assert "six members" in {c.text for c in spans.candidates(sentence)}
+    assert {c.text for c in span_fit.candidates(sentence)} & {"163", "164"} == set()
+    assert "six members" in {c.text for c in span_fit.candidates(sentence)}
     corpus = article("Court", "The court has many members who sit in the hall.[141] Members of the court bar "
                      "get better seats at an oral argument.[163] " + "The hall seats the public as well. " * 3)
     db = build_store(tmp_path / "c.db", {"court.md": corpus}, tmp_path, FakeEmbedder())
@@ -658,9 +659,9 @@ def test_reference_marks_are_never_answers(tmp_path):
 
 def test_a_name_the_question_states_with_an_initial_is_not_the_answer(tmp_path):
     question = "Against the Wind is an album of the rock singer Robert C Seger. What was the singer's stage name?"
-    assert spans.repeats_question(spans.Span("Robert Clark Seger", "name"), read(question))
-    assert not spans.repeats_question(spans.Span("Bob Seger", "name"), read(question))
-    assert not spans.repeats_question(spans.Span("Clark", "name"), read(question))  # no word of its own asked
+    assert span_fit.repeats_question(spans.Span("Robert Clark Seger", "name"), read(question))
+    assert not span_fit.repeats_question(spans.Span("Bob Seger", "name"), read(question))
+    assert not span_fit.repeats_question(spans.Span("Clark", "name"), read(question))  # no word of its own asked
     from tests.ask_support import article
 
     corpus = article("Bob Seger", "Robert Clark Seger (born May 6, 1945), known professionally as Bob Seger, "
@@ -677,10 +678,10 @@ def test_who_does_an_actor_play_takes_the_role_cast_after_the_actor():
     assert actor == {"ewan", "mcgregor"} and asked.asked_actor("who plays charles in the series") == set()
     for sentence in ("Ewan McGregor as Lumière , the Beast 's charismatic bouteiller .",
                      "Lumière is voiced by Ewan McGregor in the film ."):
-        cast = [c.text for c in spans.candidates(sentence) if spans.cast_as(c, sentence, actor)]
+        cast = [c.text for c in span_fit.candidates(sentence) if span_fit.cast_as(c, sentence, actor)]
         assert cast == ["Lumière"], (sentence, cast)
     other = "Luke Evans and Dan Stevens were revealed to be in talks to play Gaston and the Beast ."
-    assert not [c.text for c in spans.candidates(other) if spans.cast_as(c, other, actor)]
+    assert not [c.text for c in span_fit.candidates(other) if span_fit.cast_as(c, other, actor)]
 
 
 def test_the_role_wins_over_the_cast_s_other_names(tmp_path):
@@ -713,15 +714,14 @@ def test_the_cast_list_line_is_read_though_it_says_few_of_the_question_s_words(t
 
 
 def test_what_two_joined_names_share_is_said_of_each(tmp_path):
-    assert grounded.shared_names(read("What occupation do Chris Menges and Aram Avakian share?")) == (
-        "Chris Menges", "Aram Avakian")
-    assert grounded.shared_names(read("Where are Teide National Park and Garajonay National Park located?")) == (
-        "Teide National Park", "Garajonay National Park")
-    for other in ("What government position was held by the woman in the film Kiss and Tell?",
+    assert read("What standard do Model X and Model Y meet?").shared == ("Model X", "Model Y")
+    assert read("Where are North Depot and Harbour Road Depot located?").shared == (
+        "North Depot", "Harbour Road Depot")
+    for other in ("What fee was charged for the report Profit and Loss?",
                   "What is the average value of vehicles for 2018 and 2019?",
-                  "Who was born first, Chris Menges or Aram Avakian?",
-                  "What is the difference between Chris Menges and Aram Avakian?"):
-        assert grounded.shared_names(read(other)) is None, other
+                  "Which was issued first, Model X or Model Y?",
+                  "What is the difference between Model X and Model Y?"):
+        assert read(other).shared is None, other
     # "British" is said of a film by each, "English" of one only; "director" of both, once the
     # gloss in brackets after a name is left out ("(born 1940 in Kingston, a director's son)").
     from tests.ask_support import article
@@ -742,8 +742,8 @@ def test_what_two_joined_names_share_is_said_of_each(tmp_path):
 def test_which_country_passes_over_a_nationality_said_of_someone():
     question = "Which country was the father of Anna Holm from?"
     sentence = "Her father was the French nobleman Carl Holm, who was born in Sweden and served the Chinese court."
-    marked = {c.text for c in spans.candidates(sentence) if spans.nationality(c, sentence, read(question))}
+    marked = {c.text for c in span_fit.candidates(sentence) if span_fit.nationality(c, sentence, read(question))}
     assert marked == {"French", "Chinese"}
-    assert not [c for c in spans.candidates(sentence) if spans.nationality(c, sentence, read("Who was her father?"))]
-    assert not [c for c in spans.candidates("Japan became a member.") if spans.nationality(c, "Japan became a member.",
+    assert not [c for c in span_fit.candidates(sentence) if span_fit.nationality(c, sentence, read("Who was her father?"))]
+    assert not [c for c in span_fit.candidates("Japan became a member.") if span_fit.nationality(c, "Japan became a member.",
                                                                                             read(question))]

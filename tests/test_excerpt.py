@@ -82,7 +82,7 @@ def test_the_best_passages_stay_whole_within_their_share_and_the_context_keeps_i
 def test_the_search_s_bridge_query_raises_the_second_hop_sentence(tmp_path, db_path):
     # "Lena Marsh spent her childhood in Tromso" shares no word with the question; the search's
     # bridge query ("Lena Marsh woman grow") is what raises it among the sentences to keep
-    from longqa.ask.answer import excerpt
+    from longqa.ask import excerpt
     from longqa.ask.answer import focus
 
     db = build_store(db_path, {"films.md": films_corpus()}, tmp_path)

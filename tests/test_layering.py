@@ -23,7 +23,7 @@ SQL = re.compile(
 # beside the shared modules every package reads (tokens, the tree types, settings helpers, errors,
 # the environment's variables).
 FLOORS = [
-    {"longqa", "__init__", "text", "models", "tokens", "tree_types", "tunables", "errors", "config", "names",
+    {"longqa", "__init__", "text", "models", "tokens", "tree_types", "tunables", "errors", "config", "names", "linear",
      "environment"},
     {"parse"},
     {"store", "embedding"},  # embedding.py writes leaf vectors into the store

@@ -37,7 +37,7 @@ def test_choice_list_allows_one_to_n_items():
 def test_every_builder_yields_a_grammar_llama_cpp_accepts(text):
     from longqa.models.resolve import load_generator
 
-    llm = load_generator()._llm
+    llm = load_generator().llama
     assert grammar.compile_grammar(llm, text) is grammar.compile_grammar(llm, text)  # cached
 
 
@@ -46,5 +46,5 @@ def test_bad_grammar_is_rejected_before_sampling(capfd):
     from longqa.models.resolve import load_generator
 
     with pytest.raises(ValueError, match="invalid GBNF grammar"):
-        grammar.compile_grammar(load_generator()._llm, 'root ::= "unclosed')
+        grammar.compile_grammar(load_generator().llama, 'root ::= "unclosed')
     assert capfd.readouterr().err == ""  # llama.cpp's parser complaint is not printed

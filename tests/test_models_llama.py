@@ -87,7 +87,7 @@ def test_label_probs_do_not_depend_on_what_is_in_the_kv_cache(generator):
     after_other = generator.label_probs(prompt, labels)
     generator.complete(prompt + " yes, it is", max_tokens=2)  # shares the prompt as prefix
     after_prefix = generator.label_probs(prompt, labels)
-    generator._llm.reset()
+    generator.clear_cache()
     fresh = generator.label_probs(prompt, labels)
     # Reused prefixes are evaluated in different batch splits, and llama.cpp's quantized
     # kernels round differently per split (measured: up to ~0.03 in probability here). A stale
@@ -119,7 +119,7 @@ def test_a_kept_prompt_head_is_loaded_instead_of_read_again(generator):
     head = "Questions about the works, each answered with one word from its sentence.\n\n" * 4
     prompt = head + "Sentence: The pumps are tested monthly.\nQuestion: How often are the pumps tested?\nAnswer:"
     options = [" monthly", " yearly", " never"]
-    generator._llm.reset()
+    generator.clear_cache()
     fresh = generator.option_logprobs(prompt, options)
     generator.keep_prefix(head)
     generator.complete("Something unrelated fills the cache.", max_tokens=2)

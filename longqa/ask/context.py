@@ -2,7 +2,8 @@
 
 A passage is one selected node (a leaf, or a whole section with all its leaves). Passages come in
 document order, documents in the order retrieval ranked them. Numbers [1], [2], ... are the ones
-the answer cites.
+the answer cites. A `Quote` is a verbatim piece of a passage's stored text that an answer rests
+on, with its offsets and pages.
 """
 
 from __future__ import annotations
@@ -52,6 +53,34 @@ class Passage:
         return {"node_id": self.node_id, "doc": self.doc, "section": self.section,
                 "page_start": self.page_start, "page_end": self.page_end,
                 "score": round(self.score, 4), "text": self.text, "excerpt": self.spans is not None}
+
+
+@dataclass
+class Quote:
+    text: str  # verbatim: the stored text of `node_id` from char_start to char_end
+    passage: Passage
+    node_id: int
+    char_start: int
+    char_end: int
+    page_start: int
+    page_end: int
+    leaf: Node | None = None
+
+    @property
+    def section(self) -> str:
+        """The quoted leaf's own section path (deeper than its passage's when a whole section was
+        selected)."""
+        return section_of(self.leaf, self.passage.doc) if self.leaf is not None else self.passage.section
+
+    def as_dict(self) -> dict:
+        p = self.passage
+        return {"text": self.text, "doc": p.doc, "path": p.doc_path, "section": self.section,
+                "page": self.page_start, "page_end": self.page_end, "node_id": self.node_id,
+                "char_start": self.char_start, "char_end": self.char_end, "n": p.n}
+
+    @property
+    def pages(self) -> str:
+        return page_span(self.page_start, self.page_end)
 
 
 def page_span(start: int, end: int) -> str:

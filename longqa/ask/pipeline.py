@@ -24,7 +24,7 @@ import sqlite_utils
 
 from longqa.ask.analysis import analyze as analysis_mod
 from longqa.ask.search import relevance as evidence_mod
-from longqa.ask.answer import excerpt
+from longqa.ask import excerpt
 from longqa.ask.answer import hops
 from longqa.ask import prompts
 from longqa.ask.answer.stage import answer_settings, plan_answer, run_answer

@@ -7,10 +7,10 @@ from typing import Iterator
 
 from longqa.ask.analysis.analyze import Analysis
 from longqa.ask.answer.citations import cited_numbers, citation_list
-from longqa.ask.context import Passage, render
+from longqa.ask.context import Passage, Quote, render
 from longqa.ask.search.relevance import EvidenceCheck
 from longqa.ask.search.steps import Step
-from longqa.ask.answer.grounded import Grounding, Quote, quote_of
+from longqa.ask.answer.grounded import Grounding, quote_of
 from longqa.retrieve.fusion import Fused
 
 NO_EVIDENCE = "The store has nothing relevant to this question."

@@ -37,14 +37,15 @@ class RelevanceSettings:
 
     coverage_min: float = tunable(
         0.8, "IDF-weighted share of the question's words found in the store that alone says 'relevant'",
-        "bench/relevance.py (tune-half stores + 20 handbook questions in users' words): with cosine_min it "
-        "refuses 2 of 140 answerable and lets 30 of 111 foreign through; 0.6 / 0.35 would refuse 3 and let 52 through")
+        "eval/relevance-gate-tune.json (bench/relevance.py: tune-half stores + 20 handbook questions in users' "
+        "words): with cosine_min it refuses 2 of 170 answerable and lets 44 of 151 foreign through; "
+        "0.6 / 0.35 would refuse 2 and let 80 through")
     cosine_min: float = tunable(
         0.42, "best question–leaf cosine that alone says 'relevant' (all-MiniLM-L6-v2's scale)",
         "same calibration as coverage_min; another embedder's cosines sit on another scale")
     coverage_only_min: float = tunable(
         0.5, "the coverage that suffices when the store has no vectors (BM25 only)",
-        "same calibration: coverage ≥ 0.5 alone refused none of the 68")
+        "by hand: the committed calibration's stores all have vectors, so it does not measure this case")
 
     def but(self, **changes) -> "RelevanceSettings":
         return replace(self, **changes)

@@ -200,6 +200,12 @@ class LlamaGenerator:
         """The open llama.cpp model (READS_ATTENTION: the attention reader builds its own context on it)."""
         return self._llm
 
+    def clear_cache(self) -> None:
+        """Forget the KV cache: the next prompt is read whole (benchmarks time that read; tests
+        compare against it). Kept prompt heads stay kept."""
+        self._llm.reset()
+        self._llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+
     # -- tokens -----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))

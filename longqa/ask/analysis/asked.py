@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from longqa.ask.analysis import arithmetic, rules
+from longqa.ask.analysis import arithmetic, pairs, rules
 from longqa.ask.analysis.arithmetic import Arithmetic
 from longqa.text.words import STOPWORDS, content_terms, words
 
@@ -273,6 +273,60 @@ def asked_end(question: str) -> int:
     return int(bool(_ASKS_END.search(question))) - int(bool(_ASKS_START.search(question)))
 
 
+# The question word asks for a person: "Who ...", "whom", "whose", "With whom did ...", "which
+# actor", "what is the name of the woman ...". A "who" inside the question ("the woman who played
+# X") describes, it does not ask.
+_ASKS_PERSON = re.compile(
+    r"^\s*(?:(?:with|to|for|by|from|of|after) )?(?:who|whom|whose)\b|"
+    r"^\s*(?:which|what) (?:person|people|man|woman|men|women|actor|actress|singer|author|writer|"
+    r"director|producer|composer|player|politician|king|queen|president|artist|poet)\b|"
+    r"\bthe name of the (?:person|man|woman|actor|actress|singer|author|writer|director|player)\b", re.I)
+# ... or for something that is not a person.
+_ASKS_THING = re.compile(
+    r"^\s*(?:(?:in|at|from|to) )?where\b|"
+    r"^\s*(?:in |at |from |to |on )?(?:which|what) (?:city|town|village|country|state|county|province|"
+    r"region|continent|island|river|lake|mountain|place|company|organi[sz]ation|team|club|band|"
+    r"university|school|film|movie|album|song|book|novel|series|show|newspaper|magazine|league|"
+    r"conference|party|treaty|war|body of water)\b|"
+    # a post, a trade, a belief: "what government position was held by ...", "what did he base it on"
+    r"^\s*(?:in |at |from |to |on )?(?:which|what) (?:[a-z-]+ ){0,2}(?:position|office|title|occupation|"
+    r"profession|job|religion|genre|language|nationality|ethnicity|award|prize|sport|instrument)s?\b|"
+    r"^\s*what (?:did|does|do)\b", re.I)
+
+
+def asks_person(question: str) -> int:
+    """+1 when the question asks for a person, -1 when it asks for a place, an organisation or a
+    work, 0 when its wording does not say."""
+    if _ASKS_PERSON.search(question):
+        return 1
+    if _ASKS_THING.search(question):
+        return -1
+    return 0
+
+
+_THING = r"((?:[a-z-]+ ){0,2}?[a-z-]+(?: of [a-z-]+(?: [a-z-]+)?)?)"
+_ASKED_THING = re.compile(rf"^\s*(?:[A-Za-z]+ )?(?:what|which) {_THING}\s+(?:is|was|are|were|do|does|did|has|had|can|"
+                          rf"could|will|would)\b|\b(?:what|which) {_THING}\s*\?\s*$", re.I)
+
+
+def asked_thing(core: str) -> str:
+    """The thing a "what X" / "which X" question names ("type of fastener"), or ""."""
+    match = _ASKED_THING.search(core)
+    thing = (match.group(1) or match.group(2)) if match else ""
+    return "" if not thing or thing.split()[0].lower() in STOPWORDS else thing
+
+
+_EARLIER = re.compile(r"\b(?:older|oldest|earlier|earliest|first|before|sooner)\b", re.I)
+_LATER = re.compile(r"\b(?:younger|youngest|later|latest|newer|newest|more recent|most recent|after)\b", re.I)
+
+
+def asked_order(question: str) -> str:
+    """"earlier" when the question asks which came first ("which was issued first, A or B"),
+    "later" when it asks which came last ("which revision is newer"), "" for neither or both."""
+    earlier, later = bool(_EARLIER.search(question)), bool(_LATER.search(question))
+    return "" if earlier == later else ("earlier" if earlier else "later")
+
+
 @dataclass(frozen=True)
 class Asked:
     """The question as read once: what it wants and the words that say so."""
@@ -299,6 +353,11 @@ class Asked:
     bridged: bool = False  # describes what it asks through something else ("the state whose ...")
     described: tuple[str, ...] = ()  # the nouns a bridged question describes its bridge by
     arithmetic: Arithmetic | None = None  # the table operation it asks for (analysis/arithmetic.py)
+    wants_person: int = 0  # +1: asks for a person; -1: for a place, an organisation or a work; 0: unsaid
+    thing: str = ""  # the thing a "what X" / "which X" question names
+    order: str = ""  # earlier | later: which of two options came first or last
+    joined: tuple[str, str] | None = None  # two names a yes/no question asks the same of (pairs.py)
+    shared: tuple[str, str] | None = None  # two names a wh-question asks what they share (pairs.py)
 
     @property
     def words(self) -> list[str]:
@@ -319,7 +378,9 @@ def read(question: str) -> Asked:
         asks_country=bool(_ASKS_COUNTRY.search(question)),
         asks_amount=bool(_ASKS_AMOUNT.search(question)), terms=tuple(content_terms(question)),
         section=_section_named(question), core_want=wanted(core), bridged=rules.is_bridged(question),
-        described=tuple(rules.described_heads(core)), arithmetic=arithmetic.read(question))
+        described=tuple(rules.described_heads(core)), arithmetic=arithmetic.read(question),
+        wants_person=asks_person(core), thing=asked_thing(core), order=asked_order(question),
+        joined=pairs.joined_names(core), shared=pairs.shared_names(core))
 
 
 _SECTION = re.compile(r"\b(?:section|chapter|clause|part|article|appendix|annex|§)\s*(\d+(?:\.\d+)*|[A-Z])\b", re.I)

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import spans
+from longqa.ask.answer import span_fit
+from longqa.text import spans
 from longqa.ask.answer.focus import Sentence
 
 
@@ -92,9 +93,9 @@ def spans_of(sentence: Sentence, asked: Asked) -> list[Candidate]:
     """Every candidate span of one sentence (answer spans, then code-like tokens)."""
     found = []
     text = sentence.text
-    for span in spans.candidates(text) + code_spans(text):
+    for span in span_fit.candidates(text) + code_spans(text):
         if span.kind != "code":
-            span = spans.year_of(span, asked)
+            span = span_fit.year_of(span, asked)
         found.append(Candidate(span.text, span.kind, sentence, span.start, span.end,
                                structure=structure_of(span.text, sentence, span.start)))
     return found

@@ -96,7 +96,7 @@ def offered(ev: features.Evidence) -> list[Candidate]:
         if hit is not None:
             ev.field_text = hit[1].text
             found.append(Candidate(hit[1].text, hit[1].kind, hit[0].value, hit[1].start, hit[1].end, source="field"))
-        pair = grounded.shared_names(asked)
+        pair = asked.shared
         if pair is not None:
             ev.said_of_both = grounded.said_of_both(pair, [c.text for c in found], ev.context)
     return pooled(found) + [none()]

@@ -18,11 +18,12 @@ from typing import Callable
 import numpy as np
 
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import focus, kinds, spans
+from longqa.ask.answer import focus, kinds, span_fit
 from longqa.ask.answer.candidates import Candidate
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.answer.grounded import word_stem
 from longqa.ask.settings import in_effect
+from longqa.text import closeness, spans
 from longqa.text.words import STOPWORDS, content_terms, overlap, words
 
 
@@ -74,7 +75,8 @@ def focus_rank(c: Candidate, ev: Evidence) -> float:
 def near_question(c: Candidate, ev: Evidence) -> float:
     if c.sentence is None or c.start < 0:
         return 0.0
-    return proximity(ev.near_stems, question_words(ev.near_stems, c.sentence.text), c.start, c.end)
+    return closeness.proximity(ev.near_stems, question_words(ev.near_stems, c.sentence.text), c.start, c.end,
+                               in_effect().answer.proximity_chars)
 
 
 def apart_from_question(c: Candidate, ev: Evidence) -> float:
@@ -84,11 +86,12 @@ def apart_from_question(c: Candidate, ev: Evidence) -> float:
 def near_bridge(c: Candidate, ev: Evidence) -> float:
     if c.sentence is None or c.start < 0 or not ev.bridge_own:
         return 0.0
-    return closeness(mentions(ev.bridge_own, c.sentence.text), c.start, c.end)
+    return closeness.closeness(closeness.mentions(ev.bridge_own, c.sentence.text), c.start, c.end,
+                               in_effect().answer.proximity_chars)
 
 
 def kind_fit(c: Candidate, ev: Evidence) -> float:
-    return spans.fits(c.as_span(), ev.asked.want) if c.kind not in ("yesno", "option", "none") else 0.0
+    return span_fit.fits(c.as_span(), ev.asked.want) if c.kind not in ("yesno", "option", "none") else 0.0
 
 
 def repeats_question(c: Candidate, ev: Evidence) -> float:
@@ -96,7 +99,7 @@ def repeats_question(c: Candidate, ev: Evidence) -> float:
         return 0.0
     mine = {w for w in words(c.text) if w not in STOPWORDS}
     bridge = bool(mine) and any(mine <= entity for entity in ev.bridge_words)
-    return float(spans.repeats_question(c.as_span(), ev.asked) or bridge)
+    return float(span_fit.repeats_question(c.as_span(), ev.asked) or bridge)
 
 
 def first_hop_sentence(c: Candidate, ev: Evidence) -> float:
@@ -119,7 +122,7 @@ def draft_agrees(c: Candidate, ev: Evidence) -> float:
         return float("not say" in ev.draft.lower())
     if c.kind == "yesno":
         return float(bool(re.match(rf"{c.text}\b", ev.draft, re.I)))
-    return agreement(c.text, ev.draft)
+    return closeness.agreement(c.text, ev.draft)
 
 
 TYPED = focus.TYPED
@@ -182,15 +185,15 @@ def option_by_years(c: Candidate, ev: Evidence) -> float:
 
 
 def names_asked_noun(c: Candidate, ev: Evidence) -> float:
-    return float(spans.names_head(c.as_span(), ev.asked.head)) if c.kind in ("name", "phrase") else 0.0
+    return float(span_fit.names_head(c.as_span(), ev.asked.head)) if c.kind in ("name", "phrase") else 0.0
 
 
 def defined_as_asked(c: Candidate, ev: Evidence) -> float:
     if c.sentence is None or c.start < 0:
         return 0.0
     span, text = c.as_span(), c.sentence.text
-    return float(spans.defines(span, text, ev.asked.head) or spans.casts(span, text, set(ev.asked.role))
-                 or spans.cast_as(span, text, set(ev.asked.actor)))
+    return float(span_fit.defines(span, text, ev.asked.head) or span_fit.casts(span, text, set(ev.asked.role))
+                 or span_fit.cast_as(span, text, set(ev.asked.actor)))
 
 
 def unit_fit(c: Candidate, ev: Evidence) -> float:
@@ -202,11 +205,11 @@ def unit_fit(c: Candidate, ev: Evidence) -> float:
 
 
 def after_place_word(c: Candidate, ev: Evidence) -> float:
-    return float(c.sentence is not None and c.start >= 0 and spans.placed(c.as_span(), c.sentence.text, ev.asked))
+    return float(c.sentence is not None and c.start >= 0 and span_fit.placed(c.as_span(), c.sentence.text, ev.asked))
 
 
 def nationality_for_country(c: Candidate, ev: Evidence) -> float:
-    return float(c.sentence is not None and c.start >= 0 and spans.nationality(c.as_span(), c.sentence.text, ev.asked))
+    return float(c.sentence is not None and c.start >= 0 and span_fit.nationality(c.as_span(), c.sentence.text, ev.asked))
 
 
 def person_fit(c: Candidate, ev: Evidence) -> float:
@@ -286,30 +289,18 @@ def read_embeddings(candidates: list[Candidate], ev: Evidence, embedder) -> None
     named = named[:in_effect().answer.person_pool]
     if embedder is None or not named:
         return
-    sign = kinds.asks_person(ev.asked.core)
+    sign = ev.asked.wants_person
     typer = kinds.typer_for(embedder)
     if sign and not ev.asked.actor and typer is not None:
         for c, person in zip(named, typer.personhood([c.text for c in named])):
             ev.personhood[c.text] = sign * person
-    asked = asked_thing(ev.asked)
+    asked = ev.asked.thing
     if asked and len(named) >= 2:
         vectors = focus.embedded(embedder, [asked] + [c.text for c in named])
         fit = vectors[1:] @ vectors[0]
         mean, top = float(fit.mean()), float(fit.max())
         for c, cosine in zip(named, fit):
             ev.thing_fit[c.text] = (float(cosine) - mean) / max(top - mean, 1e-6)
-
-
-_THING = r"((?:[a-z-]+ ){0,2}?[a-z-]+(?: of [a-z-]+(?: [a-z-]+)?)?)"
-_ASKED_THING = re.compile(rf"^\s*(?:[A-Za-z]+ )?(?:what|which) {_THING}\s+(?:is|was|are|were|do|does|did|has|had|can|"
-                          rf"could|will|would)\b|\b(?:what|which) {_THING}\s*\?\s*$", re.I)
-
-
-def asked_thing(asked: Asked) -> str:
-    """The thing a "what X" / "which X" question names ("body of water"), or ""."""
-    match = _ASKED_THING.search(asked.core)
-    thing = (match.group(1) or match.group(2)) if match else ""
-    return "" if not thing or thing.split()[0].lower() in STOPWORDS else thing
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -322,51 +313,6 @@ def question_words(stems: dict[str, set[str]], sentence: str) -> list[tuple[int,
         if stem in stems:
             found.append((m.start(), stem, 1.0 if m.group().lower() in stems[stem] else in_effect().answer.stem_only))
     return found
-
-
-def proximity(stems: dict[str, set[str]], near: list[tuple[int, str, float]], start: int, end: int) -> float:
-    """Each distinct question stem in the sentence counts 1 - distance / proximity_chars (0 beyond),
-    summed over the question's stems."""
-    if not stems:
-        return 0.0
-    reach = in_effect().answer.proximity_chars
-    middle = (start + end) / 2
-    nearest: dict[str, float] = {}
-    for position, stem, credit in near:
-        if not (start <= position < end):
-            nearest[stem] = max(max(0.0, 1 - abs(position - middle) / reach) * credit, nearest.get(stem, 0.0))
-    return sum(nearest.values()) / len(stems)
-
-
-def mentions(own: set[str], sentence: str) -> list[tuple[int, int]]:
-    """Character spans of the sentence's words that are bridge entities' own words."""
-    return [(m.start(), m.end()) for m in re.finditer(r"[^\W_]+", sentence) if m.group().lower() in own]
-
-
-def closeness(found: list[tuple[int, int]], start: int, end: int) -> float:
-    """1 right after a bridge entity's word, falling to 0 at proximity_chars; before it, half."""
-    reach = in_effect().answer.proximity_chars
-    best = 0.0
-    for m_start, m_end in found:
-        if start <= m_start < end:
-            continue
-        after = m_end <= start
-        gap = start - m_end if after else m_start - end
-        best = max(best, max(0.0, 1 - max(gap, 0) / reach) * (1.0 if after else 0.5))
-    return best
-
-
-def agreement(candidate: str, draft: str) -> float:
-    """Token F1 between a candidate and the draft; 0 when a figure of the candidate is not in it."""
-    a, b = words(candidate), words(draft)
-    figures = [w for w in a if any(ch.isdigit() for ch in w)]
-    if figures and not any(w in b for w in figures):
-        return 0.0
-    common = sum(min(a.count(w), b.count(w)) for w in set(a))
-    if not a or not b or not common:
-        return 0.0
-    precision, recall = common / len(a), common / len(b)
-    return 2 * precision * recall / (precision + recall)
 
 
 def vector(candidate: Candidate, names: list[str]) -> np.ndarray:

@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import spans
+from longqa.ask.answer import span_fit
+from longqa.text import spans
 from longqa.ask.answer.focus import Sentence
 from longqa.text.stems import prefix_stem
 from longqa.text.words import content_terms
@@ -102,9 +103,9 @@ def match(asked: Asked, sentences: list[Sentence]) -> tuple[Field, spans.Span] |
     value, want = field.value.text[field.start:].strip(), asked.want
     if value.startswith("("):  # "Number of Shares / (in thousands)": a table's unit note, not a value
         return None
-    fitting = [span for span in spans.candidates(value)
-               if (spans.fits(span, want) > 0.5 and (want in ("any", "name") or re.search(r"\d", span.text)))
-               or (want == "any" and spans.fits(span, want) >= 0)]
+    fitting = [span for span in span_fit.candidates(value)
+               if (span_fit.fits(span, want) > 0.5 and (want in ("any", "name") or re.search(r"\d", span.text)))
+               or (want == "any" and span_fit.fits(span, want) >= 0)]
     if not fitting:
         return None
     span = min(fitting, key=lambda s: (s.start, -len(s.text)))

@@ -26,7 +26,7 @@ import numpy as np
 from longqa import tokens
 from longqa.text import sentences
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import spans
+from longqa.ask.answer import span_fit
 from longqa.ask.context import Passage
 from longqa.ask.settings import in_effect
 from longqa.text.words import content_terms, words
@@ -195,7 +195,7 @@ def raise_fitting(asked: Asked, found: list[Sentence], weight: float) -> None:
     if top <= 0:
         return
     for sentence in found:
-        if any(spans.fits(span, want) > 0.5 for span in spans.candidates(sentence.text)):
+        if any(span_fit.fits(span, want) > 0.5 for span in span_fit.candidates(sentence.text)):
             sentence.score += weight * top
 
 
@@ -208,6 +208,6 @@ def raise_cast(asked: Asked, found: list[Sentence]) -> None:
         return
     top = max(s.score for s in found)
     for sentence in found:
-        if any(spans.casts(span, sentence.text, role) or spans.cast_as(span, sentence.text, actor)
-               for span in spans.candidates(sentence.text)):
+        if any(span_fit.casts(span, sentence.text, role) or span_fit.cast_as(span, sentence.text, actor)
+               for span in span_fit.candidates(sentence.text)):
             sentence.score += top

@@ -15,45 +15,15 @@ import re
 from dataclasses import dataclass, field
 from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import focus
-from longqa.ask.answer import spans
-from longqa.ask.search.bridge import NAME_LINKS
+from longqa.text import spans
 from longqa.ask.answer.citations import strip_markers
-from longqa.ask.context import Passage, page_span, section_of
+from longqa.ask.context import Quote
 from longqa.ask.settings import in_effect
 from longqa.models.base import SCORES_OPTIONS, supports
 from longqa.text.stems import short_stem
 from longqa.text.words import STOPWORDS, content_terms, overlap, words
-from longqa.structure.tree import Node
 
 NO_ANSWER = "The documents do not say."
-
-
-@dataclass
-class Quote:
-    text: str  # verbatim: the stored text of `node_id` from char_start to char_end
-    passage: Passage
-    node_id: int
-    char_start: int
-    char_end: int
-    page_start: int
-    page_end: int
-    leaf: Node | None = None
-
-    @property
-    def section(self) -> str:
-        """The quoted leaf's own section path (deeper than its passage's when a whole section was
-        selected)."""
-        return section_of(self.leaf, self.passage.doc) if self.leaf is not None else self.passage.section
-
-    def as_dict(self) -> dict:
-        p = self.passage
-        return {"text": self.text, "doc": p.doc, "path": p.doc_path, "section": self.section,
-                "page": self.page_start, "page_end": self.page_end, "node_id": self.node_id,
-                "char_start": self.char_start, "char_end": self.char_end, "n": p.n}
-
-    @property
-    def pages(self) -> str:
-        return page_span(self.page_start, self.page_end)
 
 
 @dataclass
@@ -103,17 +73,13 @@ def verdict_rule(asked: Asked, sentences: list[focus.Sentence],
     stems = {stem for stem in _question_stems(asked.core) if stem not in _VERDICT_FILLER}
     if not stems or not sentences:
         return "No", None
-    pair = joined_names(asked)
+    pair = asked.joined
     if pair and context:
         return _each_named(pair, stems, list(context))
     said = [{word_stem(w) for w in words(s.text)} & stems for s in sentences]
     best = max(range(len(sentences)), key=lambda i: (len(said[i]), sentences[i].score))
     covered = set().union(*said) == stems
     return ("Yes" if covered and not _NEGATION.search(sentences[best].text) else "No"), sentences[best]
-
-
-_JOINED_VERDICT = re.compile(r"^\s*(?:are|were|is|was|do|does|did|have|has)\b", re.I)
-_COMPARED = re.compile(r"\b(?:same|different|similar|related|together|each other|one another)\b", re.I)
 
 
 def verdict_quote(verdict: str, asked: Asked, sentences: list[focus.Sentence]) -> focus.Sentence | None:
@@ -125,72 +91,6 @@ def verdict_quote(verdict: str, asked: Asked, sentences: list[focus.Sentence]) -
     if not agreeing:
         return None
     return max(agreeing, key=lambda s: (len({word_stem(w) for w in words(s.text)} & stems), s.score))
-
-
-def joined_names(asked: Asked) -> tuple[str, str] | None:
-    """The two names a yes/no question joins with "and" and asks the same thing of ("Are
-    Ferocactus and Silene both types of plant?"); None for any other question, and for one that
-    compares the two ("located in the same neighborhood"), which no sentence about one settles."""
-    core = asked.core
-    opening = _JOINED_VERDICT.match(core)
-    if not opening or _COMPARED.search(core):
-        return None
-    rest = re.sub(r"^\s*(?:both\s+)?(?:the\s+)?", "", core[opening.end():])
-    first, joined, after = rest.partition(" and ")
-    if not joined or not first.strip(" ,") or not _is_name(first.strip(" ,").split()):
-        return None
-    second = _leading_name(re.sub(r"^(?:the\s+)", "", after.strip()).split())
-    if not second:
-        return None
-    return first.strip(" ,"), second
-
-
-def _leading_name(tokens: list[str]) -> str:
-    """The name the tokens open with ("Aram Avakian" of "Aram Avakian share?"), or ""."""
-    name: list[str] = []
-    for position, token in enumerate(tokens):
-        # a linking word belongs to the name when a capitalised word comes after the links ("of the")
-        following = next((t for t in tokens[position + 1:] if t.lower() not in NAME_LINKS), "")
-        if not (_name_word(token) or token.lower() in NAME_LINKS and _name_word(following)):
-            break
-        name.append(token)
-    while name and name[-1].lower() in NAME_LINKS:
-        name.pop()
-    return " ".join(name).rstrip("?.,")
-
-
-_ASKS_SHARED = re.compile(r"^\s*(?:what|which|where|who|when|in what|in which|from what|from which)\b", re.I)
-_NOT_SHARED = re.compile(r"\b(?:between|differ\w*|older|younger|first|more|less|larger|smaller|higher|lower)\b",
-                         re.I)
-
-
-def shared_names(asked: Asked) -> tuple[str, str] | None:
-    """The two names a wh-question joins with "and" and asks one thing of ("What occupation do
-    Chris Menges and Aram Avakian share?", "Where are Teide National Park and Garajonay National
-    Park located?"): its answer is said about each of them. None for other questions, and for
-    those that set the two apart ("between", "older", "first")."""
-    core = asked.core
-    if not _ASKS_SHARED.match(core) or _NOT_SHARED.search(core):
-        return None
-    before, joined, after = core.partition(" and ")
-    if not joined or " and " in after:
-        return None
-    tokens = before.split()[1:]  # never the question word itself
-    first = _leading_name(list(reversed(tokens)))  # read backwards from "and"
-    second = _leading_name(re.sub(r"^(?:the\s+)", "", after.strip()).split())
-    opening = [t.lower() for t in tokens[:len(tokens) - len(first.split())]]
-    while opening and opening[-1] in ("both", "the"):
-        opening.pop()
-    # the two names are what the question asks about ("do A and B share"), not a title
-    # inside it ("the film Kiss and Tell"); a year is not a name
-    if not first or not second or not opening or opening[-1] not in _AUXILIARIES:
-        return None
-    if any(not re.search(r"[A-Za-z]{2}", name) for name in (first, second)):
-        return None
-    return " ".join(reversed(first.split())), second
-
-
-_AUXILIARIES = {"do", "does", "did", "are", "were", "is", "was", "have", "has", "had"}
 
 
 def said_of_both(pair: tuple[str, str], texts: list[str], context: list[focus.Sentence]) -> set[str]:
@@ -240,16 +140,6 @@ _FRAMING = ("described", "considered", "known", "called", "classified", "regarde
             "types", "kinds", "listed")
 
 
-def _name_word(token: str) -> bool:
-    return token[:1].isupper() or token[:1].isdigit()
-
-
-def _is_name(tokens: list[str]) -> bool:
-    """Every word capitalised, a number or a linking word: "Elko Regional Airport", "In the Realm
-    of the Hackers"."""
-    return bool(tokens) and _name_word(tokens[0]) and all(_name_word(t) or t.lower() in NAME_LINKS for t in tokens)
-
-
 def _each_named(pair: tuple[str, str], stems: set[str], context: list[focus.Sentence]
                 ) -> tuple[str, focus.Sentence | None]:
     """"Yes" when, for each name, a sentence naming it says every question stem not in the names
@@ -272,16 +162,11 @@ def _each_named(pair: tuple[str, str], stems: set[str], context: list[focus.Sent
     return "No", chosen[verdicts.index(False)]
 
 
-_EARLIER = re.compile(r"\b(?:older|oldest|earlier|earliest|first|before|sooner)\b", re.I)
-_LATER = re.compile(r"\b(?:younger|youngest|later|latest|newer|newest|more recent|most recent|after)\b", re.I)
-
-
 def by_dates(asked: Asked, options: list[str], sentences: list[focus.Sentence]) -> dict:
     """For "which came first, A or B" and "who is younger, A or B": each option's year, the first
     one stated after its name in the best sentence naming it, and which option the comparison
     picks. {option: (won, sentence)}; empty when the question compares no dates or a year is missing."""
-    earlier, later = bool(_EARLIER.search(asked.question)), bool(_LATER.search(asked.question))
-    if len(options) != 2 or earlier == later:
+    if len(options) != 2 or not asked.order:
         return {}
     found: dict[str, tuple[int, focus.Sentence]] = {}
     for option in options:
@@ -299,7 +184,7 @@ def by_dates(asked: Asked, options: list[str], sentences: list[focus.Sentence]) 
     if year_a == year_b:
         return {}
     # "older", "first", "earlier": the earlier year; "younger", "later", "newer": the later one
-    winner = (a if year_a < year_b else b) if earlier else (a if year_a > year_b else b)
+    winner = (a if year_a < year_b else b) if asked.order == "earlier" else (a if year_a > year_b else b)
     return {option: (option == winner, sentence) for option, (_, sentence) in found.items()}
 
 

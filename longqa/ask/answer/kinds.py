@@ -1,7 +1,7 @@
 """Whether a name is a person's, read from its sentence-embedding, and whether a question asks for one.
 
-"Who is the spouse of the director of Jump for Glory?" wants a person, yet the sentences around the
-answer also name films, towns and studios, and every capitalised run is a "name" to spans.py. The
+"Who signed the lease for the landlord?" wants a person, yet the sentences around the answer also
+name companies, towns and buildings, and every capitalised run is a "name" to text/spans.py. The
 embedder places a name near others of its kind: a name's vector is compared with the centroid of
 a few people's names and with the centroids of places, organisations, titles of works and other
 capitalised things; the margin says how much more it looks like a person (all-MiniLM-L6-v2 sets
@@ -12,8 +12,6 @@ trained: the prototypes below are all of it, and another embedder reads them on 
 """
 
 from __future__ import annotations
-
-import re
 
 import numpy as np
 
@@ -37,37 +35,6 @@ PROTOTYPES = {
               "World War II", "Christmas", "English", "Roman Catholic", "Olympic Games", "Renaissance",
               "Internet"],
 }
-
-# The question word asks for a person: "Who ...", "whom", "whose", "With whom did ...", "which
-# actor", "what is the name of the woman ...". A "who" inside the question ("the woman who played
-# X") describes, it does not ask.
-_ASKS_PERSON = re.compile(
-    r"^\s*(?:(?:with|to|for|by|from|of|after) )?(?:who|whom|whose)\b|"
-    r"^\s*(?:which|what) (?:person|people|man|woman|men|women|actor|actress|singer|author|writer|"
-    r"director|producer|composer|player|politician|king|queen|president|artist|poet)\b|"
-    r"\bthe name of the (?:person|man|woman|actor|actress|singer|author|writer|director|player)\b", re.I)
-# ... or for something that is not a person.
-_ASKS_THING = re.compile(
-    r"^\s*(?:(?:in|at|from|to) )?where\b|"
-    r"^\s*(?:in |at |from |to |on )?(?:which|what) (?:city|town|village|country|state|county|province|"
-    r"region|continent|island|river|lake|mountain|place|company|organi[sz]ation|team|club|band|"
-    r"university|school|film|movie|album|song|book|novel|series|show|newspaper|magazine|league|"
-    r"conference|party|treaty|war|body of water)\b|"
-    # a post, a trade, a belief: "what government position was held by ...", "what did he base it on"
-    r"^\s*(?:in |at |from |to |on )?(?:which|what) (?:[a-z-]+ ){0,2}(?:position|office|title|occupation|"
-    r"profession|job|religion|genre|language|nationality|ethnicity|award|prize|sport|instrument)s?\b|"
-    r"^\s*what (?:did|does|do)\b", re.I)
-
-
-def asks_person(question: str) -> int:
-    """+1 when the question asks for a person, -1 when it asks for a place, an organisation or a
-    work, 0 when its wording does not say."""
-    if _ASKS_PERSON.search(question):
-        return 1
-    if _ASKS_THING.search(question):
-        return -1
-    return 0
-
 
 class PersonTyper:
     """Person-likeness of names under one embedder; the prototype centroids are embedded once."""

@@ -17,33 +17,15 @@ says it is unsure and shows the next candidates.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from longqa.ask.answer.candidates import Candidate
+from longqa.linear import Stage, confidence_inputs, sigmoid
 from longqa.errors import LongqaError
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker.json")
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One logistic model: a weight, a mean and a scale per feature, and a bias."""
-
-    weights: dict[str, float]
-    means: dict[str, float]
-    scales: dict[str, float]
-    bias: float = 0.0
-
-    def contributions(self, features: dict[str, float]) -> dict[str, float]:
-        """Each feature's share of the score (its standardised value × its weight)."""
-        return {name: weight * (features.get(name, 0.0) - self.means.get(name, 0.0)) / (self.scales.get(name) or 1.0)
-                for name, weight in self.weights.items()}
-
-    def score(self, features: dict[str, float]) -> float:
-        return self.bias + sum(self.contributions(features).values())
 
 
 @dataclass(frozen=True)
@@ -82,19 +64,7 @@ class Ranker:
         final score or its share of the shortlist, `confidence_inputs`): monotone in the score, so
         an alternative is never surer than the answer."""
         c = self.calibration
-        z = c.get("final", 1.0) * value + c.get("bias", 0.0)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
-def confidence_inputs(scores: list[float], on: str) -> list[float]:
-    """What the confidence is calibrated on, per candidate: its score, or (`share`) the log-odds
-    of its share of the softmax over the shortlist."""
-    if on == "score" or not scores:
-        return list(scores)
-    peak = max(scores)
-    weights = [math.exp(s - peak) for s in scores]
-    total = sum(weights)
-    return [math.log(max(w, 1e-300) / max(total - w, 1e-300)) for w in weights]
+        return sigmoid(c.get("final", 1.0) * value + c.get("bias", 0.0))
 
 
 def _stage(table: dict) -> Stage:

@@ -35,11 +35,9 @@ from dataclasses import dataclass, field
 from longqa.ask.analysis.arithmetic import NOT_LABEL, RESPECTIVELY, YEAR, Arithmetic
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.settings import in_effect
+from longqa.text.figures import FIGURE, Cell, figure_value, format_figure, row_cells
 from longqa.text.words import content_terms
 
-# A figure in a cell: "$2,410,000", "(12,500)", "77%", "(9.4%)", "-0.5"
-_FIGURE = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\s?%?\)?")
-_DASHES = {"-", "--", "---", "—", "–"}  # an empty cell, as filings print it
 # What may stand between two years of a header: separators and the words of a period
 _PERIOD_WORDS = re.compile(r"(?:[\s|,]|fiscal|fy|years?|ended|as of|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
                            r"[a-z]*\.?|\d{1,2}\b)*", re.I)
@@ -63,19 +61,12 @@ class Computed:
 
 
 @dataclass
-class _Cell:
-    text: str  # as written: "$2,410,000", "(12,500)", "77%", "—"
-    value: float | None  # None for an empty cell
-    percent: bool
-
-
-@dataclass
 class _Row:
     index: int  # into the sentence list
     sentence: Sentence
     label: str
     terms: set[str]  # the label's content words (figures left out)
-    cells: list[_Cell] | None  # None when a cell holds words: not a row of figures
+    cells: list[Cell] | None  # None when a cell holds words: not a row of figures
 
 
 def compute(asked: Arithmetic | None, sentences: list[Sentence]) -> Computed | None:
@@ -192,7 +183,7 @@ def _stated_respectively(sentences: list[Sentence], op: str, years: list[str], w
         if None in units or len(units) != 1:
             continue  # figures in different units cannot be added
         prefix, suffix = units.pop()
-        used = [(y, _Cell(by_year[y], _value(by_year[y]), suffix == "%")) for y in years]
+        used = [(y, Cell(by_year[y], figure_value(by_year[y]), suffix == "%")) for y in years]
         computed = _result(op, used, years, _Row(0, sentence, "", set(), None), sentence)
         if computed is None:
             return None
@@ -203,7 +194,7 @@ def _stated_respectively(sentences: list[Sentence], op: str, years: list[str], w
     return None
 
 
-def _result(op: str, used: list[tuple[str, _Cell]], years: list[str], row: _Row, header: Sentence) -> Computed | None:
+def _result(op: str, used: list[tuple[str, Cell]], years: list[str], row: _Row, header: Sentence) -> Computed | None:
     values = [cell.value for _, cell in used]
     if any(v is None for v in values):
         return None  # an empty cell: nothing to read or add
@@ -212,18 +203,18 @@ def _result(op: str, used: list[tuple[str, _Cell]], years: list[str], row: _Row,
     elif op == "list":
         text = "; ".join(cell.text for _, cell in used)
     elif op == "sum":
-        text = _format(sum(values))
+        text = format_figure(sum(values))
     elif op == "mean":
-        text = _format(sum(values) / len(values))
+        text = format_figure(sum(values) / len(values))
     else:
         ordered = sorted(zip(years, values))
         old, new = ordered[0][1], ordered[-1][1]
         if op == "change":
-            text = _format(new - old)
+            text = format_figure(new - old)
         elif old == 0:
             return None
         else:
-            text = _format((new - old) / abs(old) * 100) + "%"
+            text = format_figure((new - old) / abs(old) * 100) + "%"
     return Computed(text, op, row.sentence, header, [(y, cell.text) for y, cell in used])
 
 
@@ -248,11 +239,11 @@ def _two_rows(op: str, sentences: list[Sentence], rows: list[_Row], a_terms: lis
             if x is None or y is None:
                 return None
             if op == "difference":
-                text = _format(x - y)
+                text = format_figure(x - y)
             elif y == 0:
                 return None
             else:
-                text = _format(x / y * 100) + "%"
+                text = format_figure(x / y * 100) + "%"
             return Computed(text, op, a.sentence, header, [(a.label.strip(), cells_a[year].text),
                                                           (b.label.strip(), read_b[1][year].text)],
                             rows=[a.sentence, b.sentence])
@@ -262,27 +253,7 @@ def _two_rows(op: str, sentences: list[Sentence], rows: list[_Row], a_terms: lis
 def _row(index: int, sentence: Sentence) -> _Row:
     label, rest = sentence.text.split(" | ", 1)
     terms = {t for t in content_terms(label) if not any(ch.isdigit() for ch in t)}
-    return _Row(index, sentence, label, terms, _cells(rest))
-
-
-def _cells(rest: str) -> list[_Cell] | None:
-    """The figures of a row after its label, in order; None when a cell holds words ("5 years")."""
-    cells: list[_Cell] = []
-    for raw in rest.split(" | "):
-        bare = raw.replace("$", "").strip()
-        if bare in _DASHES:
-            cells.append(_Cell(bare, None, False))
-            continue
-        if re.search(r"[A-Za-z]", raw):
-            return None
-        for match in _FIGURE.finditer(raw):
-            if match.start() > 0 and raw[match.start() - 1].isdigit():
-                continue  # a footnote mark: "323,926(2)"
-            text = match.group().strip()
-            if text.startswith("(") and not text.endswith(")"):
-                text = text[1:]
-            cells.append(_Cell(text, _value(text), text.rstrip(")").endswith("%")))
-    return cells
+    return _Row(index, sentence, label, terms, row_cells(rest))
 
 
 def _ranked(rows: list[_Row], wanted: list[str], sentences: list[Sentence], need_context: bool,
@@ -345,7 +316,7 @@ def _caption_terms(sentences: list[Sentence], row_index: int) -> set[str]:
 
 
 def _read(sentences: list[Sentence], row: _Row, years: list[str],
-          want_percent: bool) -> tuple[Sentence, dict[str, _Cell]] | None:
+          want_percent: bool) -> tuple[Sentence, dict[str, Cell]] | None:
     """The row's cell for each of `years`, under its table's year header; None unless certain."""
     found = _header(sentences, row.index)
     if found is None:
@@ -369,7 +340,7 @@ def _read(sentences: list[Sentence], row: _Row, years: list[str],
     return header, dict(zip(columns, chosen))
 
 
-def _from_groups(cells: list[_Cell], n: int, want_percent: bool) -> list[_Cell] | None:
+def _from_groups(cells: list[Cell], n: int, want_percent: bool) -> list[Cell] | None:
     """From n equal groups, the one amount of each group (or its one percentage, when asked for);
     None unless every group has the same shape: one amount, the rest percentages."""
     size = len(cells) // n
@@ -416,20 +387,4 @@ def _header(sentences: list[Sentence], row_index: int) -> tuple[Sentence, list[s
 
 def _is_year_header(text: str) -> bool:
     years = YEAR.findall(text)
-    return len(years) >= 2 and len(years) >= len(_FIGURE.findall(text)) - 1
-
-
-def _value(cell: str) -> float | None:
-    text = cell.strip()
-    negative = text.startswith("(") and text.endswith(")") or text.lstrip("($ ").startswith("-")
-    digits = re.sub(r"[^\d.]", "", text)
-    if not digits or digits.count(".") > 1:
-        return None
-    value = float(digits)
-    return -value if negative else value
-
-
-def _format(value: float) -> str:
-    if abs(value - round(value)) < 1e-9:
-        return f"{int(round(value)):,}"
-    return f"{value:,.2f}".rstrip("0").rstrip(".")
+    return len(years) >= 2 and len(years) >= len(FIGURE.findall(text)) - 1

@@ -18,12 +18,10 @@ from __future__ import annotations
 import re
 
 from longqa.ask.settings import in_effect
+from longqa.text.spans import NAME_LINKS
 from longqa.text.words import STOPWORDS, content_terms, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\n+")
-# Lower-case words inside a name ("Society for the Exploration of ..."); "and" also joins two
-# names into one span here ("Neil Young and Astrid Young"), which callers that split on it leave out.
-NAME_LINKS = frozenset({"of", "for", "the", "de", "la", "von", "van", "&", "in", "on", "du", "del", "da"})
 _LINK = NAME_LINKS | {"and"}
 _NAME_WORD = re.compile(r"^[A-Z][\w'’.&-]*$")
 _QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")

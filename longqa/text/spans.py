@@ -1,13 +1,12 @@
-"""Candidate answers copied out of the focused sentences, and what kind of answer a question wants.
+"""Candidate answer spans a sentence holds, by kind, and what a quantity measures.
 
-A short answer is chosen from these candidates, never written freely, so it cannot hold a number
-or a name that the documents do not contain. Candidates are character spans of a sentence:
+A short answer is chosen from these spans, never written freely, so it cannot hold a number or a
+name that the documents do not contain. Spans are character ranges of a sentence:
 - quantities: numbers with their currency, scale and unit ("about 52 hours", "$1.2 billion", "12%");
-- dates: "March 3, 2019", "June 2020", years; frequencies: "monthly", "every 18 months";
+- dates: "March 3, 2019", "June 2020", years; times of day; frequencies: "monthly", "every 18 months";
 - names: runs of capitalised words ("Lena Marsh", "Bank of England");
-- phrases: short runs of content words between function words and punctuation ("late winter");
-- yes / no for questions that open with an auxiliary verb, and the alternatives a question names
-  ("Which is longer, the Danube or the Rhine?").
+- phrases: short runs of content words between function words and punctuation ("late winter").
+How well a span fits what a question asks is the answer stage's business (ask/answer/span_fit.py).
 """
 
 from __future__ import annotations
@@ -15,9 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from longqa.ask.settings import in_effect
 from longqa.text.words import STOPWORDS, words
-from longqa.ask.analysis.asked import ROLE_OF, Asked
 
 _MONTHS = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
            r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
@@ -72,7 +69,11 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 _ENUMERATION = re.compile(r"^\(\d{1,2}\)$")
 _PHRASE_BREAK = re.compile(r"[,;:()\[\]\"“”]|\s[-–—]\s|\.\s")
 
-_TIME_UNITS = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?|seconds?|days?|weeks?|months?|years?|decades?)\b", re.I)
+TIME_UNITS = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?|seconds?|days?|weeks?|months?|years?|decades?)\b", re.I)
+
+# Lower-case words inside a name ("Society for the Exploration of ..."); "and" also joins two
+# names into one span here ("Neil Young and Astrid Young"), which callers that split on it leave out.
+NAME_LINKS = frozenset({"of", "for", "the", "de", "la", "von", "van", "&", "in", "on", "du", "del", "da"})
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,9 @@ class Span:
     end: int = -1
 
 
-def candidates(sentence: str) -> list[Span]:
-    """Every candidate span of one sentence, longest first where they overlap the same start."""
+def candidates(sentence: str, max_phrase_words: int) -> list[Span]:
+    """Every candidate span of one sentence, longest first where they overlap the same start;
+    phrases run to at most `max_phrase_words` content words."""
     found: dict[tuple[int, int], Span] = {}
     notes = [m.span() for m in _FOOTNOTE.finditer(sentence)]
 
@@ -121,14 +123,14 @@ def candidates(sentence: str) -> list[Span]:
                 for part in m.group().split(" and "):
                     add(at, at + len(part), "name")
                     at += len(part) + len(" and ")
-    for start, end in _phrases(sentence):
+    for start, end in _phrases(sentence, max_phrase_words):
         if any(ch.isalpha() for ch in sentence[start:end]):  # figures are quantities or nothing
             add(start, end, "phrase")
     return list(found.values())
 
 
-def _phrases(sentence: str) -> list[tuple[int, int]]:
-    """Runs of up to in_effect().answer.max_phrase_words content words, split at function words and punctuation."""
+def _phrases(sentence: str, max_words: int) -> list[tuple[int, int]]:
+    """Runs of up to `max_words` content words, split at function words and punctuation."""
     out = []
     offset = 0
     for piece in _PHRASE_BREAK.split(sentence):
@@ -142,7 +144,7 @@ def _phrases(sentence: str) -> list[tuple[int, int]]:
                 run = []
                 continue
             run.append(m)
-            if len(run) == in_effect().answer.max_phrase_words:
+            if len(run) == max_words:
                 out.append((base + run[0].start(), base + run[-1].end()))
                 run = []
         if run:
@@ -157,36 +159,6 @@ def is_specific(span: Span) -> bool:
     """A quantity that carries a currency, scale or unit ("$3.6 million", "52 hours"), not a bare
     number, which is as often a note mark, a count of something else or part of a code."""
     return span.kind == "quantity" and bool(_SPECIFIC.search(span.text))
-
-
-def fits(span: Span, want: str) -> float:
-    """How well a span's kind fits the answer kind the question wants: 1 fits, 0 neutral, <0 not."""
-    if want == "option":
-        return 0.0
-    if want == "any":  # "what series", "which device": a thing, rarely a bare number or a date
-        return -0.3 if span.kind in ("quantity", "date", "time", "month") else 0.0
-    if want == "frequency":
-        return 1.0 if span.kind == "frequency" else (-0.2 if span.kind == "quantity" else -0.5)
-    if want == "duration":
-        return 1.0 if span.kind == "quantity" and _TIME_UNITS.search(span.text) else (
-            0.3 if span.kind == "quantity" else -0.5)
-    if want == "date":  # a time of day ("3 a.m.") answers "what time" and "when"; a month alone, barely
-        return 1.0 if span.kind in ("date", "time") else (
-            0.3 if span.kind == "month" else -0.2 if span.kind == "quantity" else -0.5)
-    if want == "month":
-        return 1.0 if span.kind == "month" else (0.5 if span.kind == "date" else -0.5)
-    if want == "quantity":
-        return (1.0 if is_specific(span) else 0.8) if span.kind == "quantity" else -0.5
-    if want == "name":
-        return 1.0 if span.kind == "name" else (-0.2 if span.kind == "phrase" else -0.5)
-    return 0.0
-
-
-def names_head(span: Span, head: str | None) -> bool:
-    """The span carries the question's head noun ("Avery County" for "what county")."""
-    return bool(head) and span.kind in ("name", "phrase") and any(
-        w == head or w.rstrip("s") == head.rstrip("s") for w in words(span.text))
-
 
 _NOT_UNITS = {"about", "around", "over", "under", "nearly", "almost", "roughly", "some", "approximately",
               "more", "less", "than", "up", "to", "at", "least", "most", "of", "a", "an", "the", "and",
@@ -216,7 +188,7 @@ _MEASURES = {  # area before length: "square miles" is an area
     "mass": re.compile(r"\b(?:kg|kilograms?|grams?|g|tonnes?|tons?|pounds?|lbs?)$", re.I),
     "percent": re.compile(r"(?:%|\bpercent|\bper cent|\bpercentage points?|\bbasis points|\bbps)$", re.I),
     "money": re.compile(r"[$€£¥]"),
-    "time": _TIME_UNITS,
+    "time": TIME_UNITS,
 }
 
 
@@ -236,102 +208,7 @@ def measures(span: Span, measure: str | None) -> float:
         return 0.0
     return 1.0 if own == measure else -1.0
 
-
-_CASTING = r"(?:as|plays|played|portrays|portrayed|voices|voiced)"  # what joins an actor to a role
-_CAST_AFTER = re.compile(rf"\s*,?\s+{_CASTING}\s+(?:the\s+)?([\w'’-]+)", re.I)
-_CAST_LINE = re.compile(rf"\s*,?\s+{_CASTING}\s+([^.;()\n]{{1,80}})", re.I)  # the whole line after it
-_CAST_BEFORE = re.compile(r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*,?\s+(?:is|was|are|were)?\s*(?:played|portrayed|voiced)\s+by\s+$", re.I)
-
-
-_ROLE_BEFORE = re.compile(rf"((?:[\w'’.-]+\s+){{0,3}}[\w'’.-]+)\s*,?\s+{_CASTING}"
-                          r"\s+(?:the\s+)?$", re.I)
-_ROLE_AFTER = re.compile(r"\s*,?\s+(?:is|was)?\s*(?:played|portrayed|voiced)\s+by\s+((?:[\w'’.-]+\s+){0,2}[\w'’.-]+)", re.I)
-
-
-def cast_as(span: Span, sentence: str, actor: set[str]) -> bool:
-    """The sentence casts the asked actor as the span: "Ewan McGregor as Lumière", "Lumière is
-    voiced by Ewan McGregor"."""
-    if not actor or span.kind != "name" or span.start < 0 or set(words(span.text)) & actor:
-        return False
-    return bool(_named_around(span, sentence, _ROLE_BEFORE, _ROLE_AFTER) & actor)
-
-
-def casts(span: Span, sentence: str, role: set[str]) -> bool:
-    """The sentence casts the span in the asked role: "Rhys Darby as Charles", "Dan Stevens plays
-    the Beast", "Charles is played by Rhys Darby". A role asked as someone's relation ("marty's
-    sister": `role` holds the ROLE_OF marker) needs both words in what the cast line says of the
-    span: "Wendie Jo Sperber as Linda McFly , Marty 's older sister", not "Michael J. Fox as Marty
-    McFly"."""
-    if not role or span.kind != "name" or span.start < 0:
-        return False
-    if ROLE_OF not in role:
-        return bool(_named_around(span, sentence, _CAST_BEFORE, _CAST_AFTER) & role)
-    line = _CAST_LINE.match(sentence, span.end)
-    return bool(line) and role - {ROLE_OF} <= set(words(line.group(1)))
-
-
-def _named_around(span: Span, sentence: str, before: re.Pattern, after: re.Pattern) -> set[str]:
-    """The words a cast list gives the span's counterpart: those `before` finds just before the
-    span ("Jennifer Parker is played by" / "Ewan McGregor as") and `after` just after it."""
-    found = before.search(sentence[max(0, span.start - 60):span.start])
-    following = after.match(sentence, span.end)
-    return ((set(words(found.group(1))) if found else set())
-            | (set(words(following.group(1))) if following else set()))
-
-
-def defines(span: Span, sentence: str, head: str | None) -> bool:
-    """The sentence says the span IS the question's head noun ("Ferric sulphate is the coagulant",
-    "the coagulant is ferric sulphate"), for a "what coagulant ..." question."""
-    if not head or span.start < 0 or span.kind not in ("name", "phrase"):
-        return False
-    noun = rf"(?:[\w-]+\s+){{0,2}}{re.escape(head)}s?"
-    return bool(re.match(rf"\s*(?:is|was|are|were)\s+(?:the|a|an|its|our)\s+{noun}\b", sentence[span.end:], re.I)
-                or re.search(rf"\bthe\s+{noun}\s+(?:used\s+)?(?:is|was|are|were)\s+$", sentence[:span.start], re.I))
-
-
 YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")  # a year from 1000 to 2099
-
-
-def year_of(span: Span, asked: Asked) -> Span:
-    """For "in what year ...", a date's year alone ("2019" of "December 31, 2019")."""
-    if span.kind != "date" or not asked.asks_year:
-        return span
-    match = YEAR.search(span.text)
-    if match is None or match.group() == span.text:
-        return span
-    start = span.start + match.start() if span.start >= 0 else -1
-    return Span(match.group(), "date", start, start + len(match.group()) if start >= 0 else -1)
-
-
-_LOCATIVE_BEFORE = re.compile(r"\b(?:in|at|from|near|into|outside|inside|within|based in|born in)\s+(?:the\s+)?$", re.I)
-
-
-def placed(span: Span, sentence: str, asked: Asked) -> bool:
-    """For a "where" question, a name the sentence introduces with a place's preposition
-    ("formed in Leyton", "recorded in Fujioka"): a place, not a person or a title."""
-    return (span.kind in ("name", "phrase") and span.start > 0 and asked.asks_place
-            and bool(_LOCATIVE_BEFORE.search(sentence[max(0, span.start - 24):span.start])))
-
-
-_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:ish|ese|an|ic|ch|i)$")  # French, Swedish, Chinese, Mexican, Iraqi
-_NEXT_WORD = re.compile(r"^[\s-]+([a-z][a-z-]*)")
-
-
-def nationality(span: Span, sentence: str, asked: Asked) -> bool:
-    """For a "which country" question, a nationality said of someone ("a French nobleman", "the
-    Chinese court"): the word is shaped like one and goes before a noun; the country itself is
-    another span ("in Sweden")."""
-    if span.kind != "name" or not asked.asks_country or not _DEMONYM.match(span.text):
-        return False
-    after = _NEXT_WORD.match(sentence[span.end:])
-    word = after.group(1) if after else ""
-    return bool(word) and word not in STOPWORDS and word not in _VERBS and not word.endswith(("ed", "s"))
-
-
-# verbs a country's name goes before ("Japan became", "Iran won"), which "-ed" and "-s" miss
-_VERBS = {"became", "become", "won", "lost", "left", "took", "sent", "began", "fought", "made", "gave", "held",
-          "beat", "ran", "came", "went", "got", "kept", "led", "paid", "sold", "bought", "built", "saw", "had"}
-
 
 _RANGE_AFTER = re.compile(r"\.?\s*(?:to|until|till|through|thru|[-–—])\s+\S", re.I)
 _RANGE_BEFORE = re.compile(r"\b(?:to|until|till|through|thru)\s+$|[-–—]\s*$", re.I)
@@ -348,18 +225,3 @@ def range_side(span: Span, sentence: str, end: int) -> float:
     if opens == closes:
         return 0.0
     return -1.0 if (opens and end > 0) or (closes and end < 0) else 0.0
-
-
-def repeats_question(span: Span, asked: Asked) -> bool:
-    """A span made only of the question's own words (a name's words perhaps as the question's
-    initials) does not answer it, nor does a figure or date that holds a number the question
-    states ("3 June 1925" for "the King who made the 1925 Birthday Honours was born when?", "12
-    million" for "how many of the 12 million ...")."""
-    said_words = set(asked.words)
-    mine = [w for w in words(span.text) if w not in STOPWORDS]
-    if span.kind in ("quantity", "date", "time") and any(w in said_words for w in mine if w[:1].isdigit()):
-        return True
-    # "Robert Clark Seger" repeats "Robert C Seger": a name's word may stand as its initial
-    initials = {w for w in said_words if len(w) == 1 and w.isalpha()} if span.kind == "name" else set()
-    said = [w in said_words for w in mine]
-    return any(said) and all(s or (len(w) > 1 and w[0] in initials) for w, s in zip(mine, said))
