@@ -10,6 +10,7 @@ import pytest
 import longqa.models.resolve as resolve
 from longqa.ask.settings import AskSettings
 from longqa.cli import main
+from tests.conftest import use_fake_models
 from tests.fakes import FakeGenerator
 
 QUESTION = "How fast do the emergency diesel generators start after a grid loss?"
@@ -95,7 +96,7 @@ def test_bad_inputs_are_one_line_errors(store, monkeypatch, capsys, tmp_path):
 
 def test_absent_topic_never_loads_the_generator(store, monkeypatch, capsys):
     loads = []
-    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: loads.append(1) or FakeGenerator())
+    use_fake_models(monkeypatch, lambda: loads.append(1) or FakeGenerator())
     code, _, _ = longqa(monkeypatch, capsys, "ask", "What is the boiling point of tungsten?", "-d", store)
     assert code == 4 and loads == []
     code, _, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "-d", store)
