@@ -154,6 +154,10 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, pref
         raise typer.Exit(_exit_code(refined.found))
 
     stream = pipeline.stream(question, doc_ids)
+    if generator is not None:
+        # llama.cpp's loader points stdout and stderr at /dev/null while it reads a model, for the
+        # whole process: nothing may be written (or sys.stdout taken) before the load has ended.
+        generator.settle()
     streaming = not (no_stream or as_json)
     shown = streaming and stream.refined.found
     out = sys.stdout

@@ -93,10 +93,13 @@ class LazyModel:
         self._thread.start()
 
     def settle(self) -> None:
-        """Wait for a load started by `start()`, so that the process never ends while a native
-        library is half-way through reading a model."""
-        if self._thread is not None:
+        """Wait for a load started by `start()`: before anything is printed (llama.cpp's loader
+        silences stdout and stderr meanwhile) and before the process ends, never half-way
+        through a native library's read of a model."""
+        if self._thread is not None and self._thread.is_alive():
+            started = time.perf_counter()
             self._thread.join()
+            self.wait_seconds += time.perf_counter() - started
 
     @property
     def is_loaded(self) -> bool:
