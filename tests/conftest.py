@@ -61,14 +61,24 @@ def isolated_home(tmp_path_factory, monkeypatch):
 def store(tmp_path, db_path, monkeypatch):
     """A real store of the generated reactor handbook, with the CLI's model loaders answering with
     the shared fakes (tests/fakes.py): for tests of the `ask` command's control flow."""
-    from longqa.models import resolve
     from tests.ask_support import build_store, reactor_handbook
-    from tests.fakes import FakeEmbedder, FakeGenerator
 
     build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
-    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())
-    monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
+    use_fake_models(monkeypatch)
     return db_path
+
+
+def use_fake_models(monkeypatch, generator=None) -> None:
+    """The CLI's model loaders answer with the shared fakes; `generator()` (default FakeGenerator)
+    makes each generator loaded. The fake states its own name and capabilities, so the lazy
+    generator knows none ahead of loading."""
+    from longqa.models import resolve
+    from tests.fakes import FakeEmbedder, FakeGenerator
+
+    make = generator or FakeGenerator
+    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: make())
+    monkeypatch.setattr(resolve, "generator_identity", lambda model=None, llm_url=None: {})
+    monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
 
 
 def free_port() -> int:

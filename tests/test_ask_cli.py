@@ -10,6 +10,7 @@ import pytest
 import longqa.models.resolve as resolve
 from longqa.ask.settings import AskSettings
 from longqa.cli import main
+from tests.conftest import use_fake_models
 from tests.fakes import FakeGenerator
 
 QUESTION = "How fast do the emergency diesel generators start after a grid loss?"
@@ -95,7 +96,7 @@ def test_bad_inputs_are_one_line_errors(store, monkeypatch, capsys, tmp_path):
 
 def test_absent_topic_never_loads_the_generator(store, monkeypatch, capsys):
     loads = []
-    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: loads.append(1) or FakeGenerator())
+    use_fake_models(monkeypatch, lambda: loads.append(1) or FakeGenerator())
     code, _, _ = longqa(monkeypatch, capsys, "ask", "What is the boiling point of tungsten?", "-d", store)
     assert code == 4 and loads == []
     code, _, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "-d", store)
@@ -110,3 +111,21 @@ def test_router_flag_turns_the_router_on_and_off(store, monkeypatch, capsys):
         assert code == 0 and bool(routed) == asked
     code, out, err = longqa(monkeypatch, capsys, "ask", QUESTION, "--router", "sometimes", "-d", store)
     assert code == 2 and "--router" in err and "Traceback" not in err and out == ""
+
+
+
+def test_ask_imports_none_of_the_other_commands_and_help_imports_them_all():
+    import subprocess
+
+    show = ("import sys; from longqa.cli import register; register(sys.argv[1:]); "
+            "print(' '.join(m for m in sys.modules if m.startswith(('longqa.cli.', 'longqa.eval', 'longqa.ingest'))))")
+
+    def modules(*argv) -> set[str]:
+        return set(subprocess.run([sys.executable, "-c", show, *argv], capture_output=True, text=True,
+                                  check=True).stdout.split())
+
+    others = {"longqa.cli.ingest", "longqa.cli.eval", "longqa.cli.inspect", "longqa.cli.inspect_graph",
+              "longqa.ingest", "longqa.eval"}
+    asking = modules("ask", "--help")
+    assert "longqa.cli.ask" in asking and not asking & others
+    assert modules("--help") >= others - {"longqa.ingest", "longqa.eval"} | {"longqa.cli.ask", "longqa.cli.models"}

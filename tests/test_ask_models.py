@@ -71,6 +71,32 @@ def test_sample_handbook_cli_stream_json_and_absent(tmp_path):
     absent = run("ask", "What is the melting point of tungsten carbide in kelvin?", db=db)
     assert absent.returncode == 4 and absent.stdout == ""
     assert "nothing in the store is relevant" in absent.stderr
+    # A fresh process's timings count from its start; the answer loaded the generator, and the
+    # same question's context alone (the rules settle its analysis) loads none.
+    timings = data["timings"]
+    assert "generator_load" in timings and 0 < timings["startup"] < timings["first_token"] <= timings["total"]
+    result, alone = run_json("ask", SAMPLE_QUESTION, "--budget", "800", "--context-only", db=db)
+    assert result.returncode == 0, result.stderr
+    assert "generator_load" not in alone["timings"] and alone["context"] == data["context"]
+
+
+def test_context_only_loads_the_generator_only_for_a_step_that_calls_it(tmp_path, models):
+    from longqa.models.llama import LlamaGenerator
+    from longqa.models.resolve import LOCAL_GENERATOR_CAPABILITIES, lazy_generator
+
+    generator, embedder = models
+    assert LlamaGenerator.capabilities == LOCAL_GENERATOR_CAPABILITIES
+    db = ingest(tmp_path / "sample.db", [SAMPLE], embedder)
+    # The quick-start question is local by rule and the model's type choice does not steer (skill.py):
+    # no model call. A broad one asks the model for its scope: loaded then, and the same context.
+    for question, loads in ((SAMPLE_QUESTION, False), ("What does the handbook say about chlorine?", True)):
+        lazy = lazy_generator()
+        refined = Pipeline(db, lazy, embedder).retrieve_context(question)
+        eager = Pipeline(db, generator, embedder).retrieve_context(question)
+        assert lazy.is_loaded == loads, question
+        assert refined.context == eager.context and refined.analysis.scope == eager.analysis.scope
+        if loads:
+            assert lazy.name == generator.name
 
 
 def test_financebench_filings_gold_pages(tmp_path, evaldata, models):

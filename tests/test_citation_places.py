@@ -67,8 +67,8 @@ def wrapped(text: str, width: int = 72) -> list[str]:
 def formats(tmp_path, monkeypatch):
     """A real store holding the handbook as a web page, markdown, plain text and a PDF (a title
     page, then a page per section: the emergency procedures on page 4)."""
-    from longqa.models import resolve
-    from tests.fakes import FakeEmbedder, FakeGenerator
+    from tests.conftest import use_fake_models
+    from tests.fakes import FakeEmbedder
 
     db_path = tmp_path / "store.db"
     build_store(db_path, {"handbook.html": as_html(), "handbook.md": reactor_handbook(), "handbook.txt": as_text()},
@@ -84,8 +84,7 @@ def formats(tmp_path, monkeypatch):
     from longqa.store import open_db
 
     assert Ingestor(db=open_db(db_path), embedder=FakeEmbedder()).ingest(pdf).status == "added"
-    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())
-    monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
+    use_fake_models(monkeypatch)
     return tmp_path, db_path
 
 

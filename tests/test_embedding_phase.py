@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-import longqa.models.resolve as resolve
 from longqa import embedding
 from longqa.ingest import Ingestor
 from longqa.store import open_db
 from longqa.store.vectors import leaf_count, leaves_without_vectors, load_vectors
 from tests.ask_support import make_pipeline, reactor_handbook
+from tests.conftest import use_fake_models
 from tests.fakes import FakeEmbedder, FakeGenerator
 from tests.test_ask_cli import longqa
 
@@ -83,8 +83,7 @@ def test_ask_json_carries_the_note(tmp_path, db_path, handbook, monkeypatch, cap
     db = open_db(db_path)
     Ingestor(db=db, embedder=FakeEmbedder()).ingest(handbook)
     db.execute("DELETE FROM embeddings WHERE node_id = (SELECT max(node_id) FROM embeddings)")
-    monkeypatch.setattr(resolve, "load_generator", lambda model=None, llm_url=None, **kw: FakeGenerator())
-    monkeypatch.setattr(resolve, "load_embedder", lambda embed_model=None, llm_url=None: FakeEmbedder())
+    use_fake_models(monkeypatch)
     code, out, err = longqa(monkeypatch, capsys, "ask", QUESTION, "--json", "-d", db_path)
     assert code == 0, err
     assert "1 leaves in 1 document(s) have no vectors yet" in " ".join(json.loads(out)["notes"])

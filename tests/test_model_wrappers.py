@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from longqa.models.base import CAPABILITIES, KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS, supports
@@ -105,3 +107,49 @@ def test_the_pipeline_keeps_the_prompt_heads_only_where_the_generator_states_it(
     keeping = KeepingGenerator()
     make_pipeline(db, keeping, router="on").answer(question)
     assert set(keeping.kept) == {*prompts.KEPT_HEADS, router.ROUTER_HEAD}  # the fixed heads, the router's example
+
+
+def test_known_attributes_and_kept_heads_load_nothing_until_a_real_call():
+    keeping, calls = KeepingGenerator(), []
+    lazy = LazyModel(lambda: calls.append("load") or keeping,
+                     known={"name": "manual-reader", "capabilities": frozenset({KEEPS_PREFIX})})
+    assert lazy.name == "manual-reader" and supports(lazy, KEEPS_PREFIX)
+    lazy.keep_prefix("Manual:")
+    assert calls == [] and not lazy.is_loaded and keeping.kept == []
+    lazy.label_probs("Is the pump running?", [" yes", " no"])  # the first real call loads
+    assert calls == ["load"] and keeping.kept == ["Manual:"]  # the head was kept before that call
+    assert lazy.name == keeping.name  # once loaded, the model answers for itself
+
+
+def test_a_model_started_on_a_thread_is_waited_for_at_first_use():
+    gate, loads = threading.Event(), []
+
+    def load():
+        gate.wait(5)
+        loads.append(1)
+        return FakeEmbedder()
+
+    lazy = LazyModel(load)
+    lazy.start()
+    lazy.start()  # once only
+    assert not lazy.is_loaded
+    threading.Timer(0.05, gate.set).start()
+    assert lazy.embed(["a b"]).shape == (1, 256)
+    assert loads == [1] and lazy.wait_seconds > 0 and lazy.load_seconds is not None
+
+
+def test_a_failed_load_on_a_thread_is_raised_at_first_use_then_tried_again():
+    attempts = []
+
+    def load():
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise ValueError("model file not found")
+        return FakeEmbedder()
+
+    lazy = LazyModel(load)
+    lazy.start()
+    lazy.settle()
+    with pytest.raises(ValueError, match="model file not found"):
+        lazy.embed(["x"])
+    assert lazy.embed(["x"]).shape == (1, 256) and attempts == [1, 1]

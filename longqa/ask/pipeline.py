@@ -57,6 +57,7 @@ class Pipeline:
         coverage_min: float | None = None,
         cosine_min: float | None = None,
         settings: SearchSettings | AskSettings | None = None,
+        on_relevant=None,
         **overrides,
     ):
         if budget < 1:
@@ -79,6 +80,9 @@ class Pipeline:
         self.retriever = HybridRetriever(db, embedder if retrieval != "bm25" else None, retrieval,
                                          k if k is not None else RETRIEVAL.k)
         self._heads_kept = False
+        # Called once retrieval has found relevant passages, before any model call (the CLI starts
+        # loading the generator there, so an answer need not wait for the whole load).
+        self.on_relevant = on_relevant
 
     def _keep_heads(self) -> None:
         """Once the generator is needed: a local backend keeps the fixed prompt heads' KV state,
@@ -123,6 +127,8 @@ class Pipeline:
         if not found.found or not first.candidates:
             refined.timings = {**timings, "context": time.perf_counter() - started}
             return refined
+        if self.on_relevant is not None:
+            self.on_relevant()
         self._keep_heads()
         if self.use_analysis and self.generator is not None:
             analysis_mod.with_model(analysis, question, self.generator)

@@ -18,13 +18,21 @@ _click = importlib.import_module(typer.BadParameter.__module__)
 _NO_ARGS = getattr(_click, "NoArgsIsHelpError", ())
 _ABORTS = tuple({typer.Abort, getattr(_click, "Abort", typer.Abort)})
 
-# Importing a command module registers its commands on `app`.
-from longqa.cli import ingest as _ingest  # noqa: F401,E402
-from longqa.cli import inspect as _inspect  # noqa: F401,E402
-from longqa.cli import inspect_graph as _inspect_graph  # noqa: F401,E402
-from longqa.cli import models as _models  # noqa: F401,E402
-from longqa.cli import ask as _ask  # noqa: F401,E402
-from longqa.cli import eval as _eval  # noqa: F401,E402
+# Importing a command module registers its commands on `app`. Only the module of the command
+# being run is imported (`ask` pays for none of ingest's or eval's imports); help, a bad command
+# name and anything else import them all, in this order (the order `--help` lists them).
+MODULES = ("ingest", "inspect", "inspect_graph", "models", "ask", "eval")
+COMMAND_MODULES = {
+    "ingest": ("ingest",), "inspect": ("inspect", "inspect_graph"), "rm": ("inspect",),
+    "models": ("models",), "reindex": ("models",), "ask": ("ask",), "eval": ("eval",),
+}
+
+
+def register(argv: list[str]) -> None:
+    """Import the command modules that the command line `argv` (without the program) needs."""
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    for name in COMMAND_MODULES.get(command, MODULES):
+        importlib.import_module(f"longqa.cli.{name}")
 
 
 def main() -> None:
@@ -33,6 +41,7 @@ def main() -> None:
     Click runs in non-standalone mode so that its usage errors come back here and are printed as
     one line (click's own block is three); commands end with `typer.Exit(code)` or a return value.
     """
+    register(sys.argv[1:])
     try:
         code = app(standalone_mode=False, prog_name="longqa")
     except _NO_ARGS as exc:  # `longqa` alone: the help text, as before

@@ -11,6 +11,7 @@ import typer
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, print_json
 from longqa.cli.ask_output import print_context, print_explain, print_sources
+from longqa.cli.clock import since_start
 from longqa.cli.question import read_question
 from longqa.cli.models import EmbedModelOption, EmbedUrlOption, LlmUrlOption, ModelOption, option_value
 from longqa.cli.settings_options import SetOption, SettingsFileOption, settings_from
@@ -78,8 +79,7 @@ def ask(
         raise typer.BadParameter(f"choose from {', '.join(ROUTER_MODES)}", param_hint="--router")
     from longqa import tokens
     from longqa.cli.lazy import warm_up
-    from longqa.models.lazy import LazyModel
-    from longqa.models.resolve import load_generator
+    from longqa.models.resolve import lazy_generator
     from longqa.store.documents import document_count, resolve
 
     warm_up(tokens.encoding)  # the budget is counted in cl100k tokens; load the ranks meanwhile
@@ -95,11 +95,17 @@ def ask(
     settings = settings.but(search=settings.search.but(**{k: v for k, v in given.items() if v is not None}))
     with _server_deadline(llm_url or embed_url):
         needs_generator = not (context_only and no_analysis)
-        generator = LazyModel(lambda: load_generator(model, llm_url)) if needs_generator else None
+        # Loaded only when a step calls it: --context-only on a question the rules analyse loads none.
+        generator = lazy_generator(model, llm_url) if needs_generator else None
         embedder = _store_embedder(store, embed_model, embed_url) if retrieval != "bm25" else None
-        _answer(question, doc_ids, store, generator, embedder, context_only=context_only, no_stream=no_stream,
-                explain=explain, as_json=as_json, retrieval=retrieval, budget=budget, max_steps=max_steps,
-                no_analysis=no_analysis, no_tree=no_tree, no_expansion=no_expansion, settings=settings)
+        try:
+            _answer(question, doc_ids, store, generator, embedder, context_only=context_only,
+                    prefetch=not context_only and not llm_url, no_stream=no_stream, explain=explain,
+                    as_json=as_json, retrieval=retrieval, budget=budget, max_steps=max_steps,
+                    no_analysis=no_analysis, no_tree=no_tree, no_expansion=no_expansion, settings=settings)
+        finally:
+            if generator is not None:
+                generator.settle()
 
 
 def _server_deadline(url: Optional[str]):
@@ -122,17 +128,24 @@ def _store_embedder(store, embed_model: Optional[str], embed_url: Optional[str])
     return embedder
 
 
-def _answer(question, doc_ids, store, generator, embedder, *, context_only, no_stream, explain, as_json,
-            retrieval, budget, max_steps, no_analysis, no_tree, no_expansion, settings) -> None:
+def _answer(question, doc_ids, store, generator, embedder, *, context_only, prefetch, no_stream, explain,
+            as_json, retrieval, budget, max_steps, no_analysis, no_tree, no_expansion, settings) -> None:
     from longqa.ask.pipeline import Pipeline
 
+    # Once something relevant is found an answer will need the generator: it is read from disk on
+    # a thread while the search and the answer's focus run (a question about something absent
+    # never loads it). Not for a server (its calls share this thread's deadline), and only after
+    # the embedder has loaded: two llama.cpp loads at once are not safe.
+    background = generator is not None and prefetch
     pipeline = Pipeline(
         store, generator, embedder, budget=budget, max_steps=max_steps, use_analysis=not no_analysis,
         use_tree=not no_tree, use_expansion=not no_expansion, retrieval=retrieval, settings=settings,
+        on_relevant=generator.start if background else None,
     )
+    startup = since_start()
     if context_only:
         refined = pipeline.retrieve_context(question, doc_ids)
-        _note_load(refined, generator)
+        _note_times(refined, generator, startup)
         _report(refined, explain, settings=pipeline.settings_in_effect())
         if as_json:
             print_json(refined.as_json())
@@ -141,19 +154,25 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, no_s
         raise typer.Exit(_exit_code(refined.found))
 
     stream = pipeline.stream(question, doc_ids)
+    if generator is not None:
+        # llama.cpp's loader points stdout and stderr at /dev/null while it reads a model, for the
+        # whole process: nothing may be written (or sys.stdout taken) before the load has ended.
+        generator.settle()
     streaming = not (no_stream or as_json)
+    shown = streaming and stream.refined.found
     out = sys.stdout
-    if streaming and stream.refined.found:
-        for piece in stream:
+    first_piece = None
+    for piece in stream:
+        if shown:
             out.write(for_terminal(piece, out))
             out.flush()
+        if first_piece is None:
+            first_piece = since_start()
+    if shown:
         out.write("\n")
-    else:
-        for _ in stream:
-            pass
     result = stream.result
     assert result is not None
-    _note_load(result.refined, generator)
+    _note_times(result.refined, generator, startup, first_piece)
     _report(result.refined, explain, result.grounding, pipeline.settings_in_effect())
     if as_json:
         print_json(result.as_json())
@@ -177,11 +196,22 @@ def _paged(store, passages) -> set[int]:
     return {doc_id for doc_id in {p.doc_id for p in passages} if cites_pages(get_document(store, doc_id))}
 
 
-def _note_load(refined, generator) -> None:
-    """The generator (a LazyModel, or None) loads at its first use, inside some pipeline stage:
-    say how long it took."""
+def _note_times(refined, generator, startup: float, first_piece: float | None = None) -> None:
+    """The timings a shell user waits by, counted from the process's start: `startup` (interpreter,
+    imports, store, embedder) before the question's work begins, `first_token` when the first
+    answer piece was shown (or, not streaming, produced) and `total` now. The pipeline's own
+    stage figures stay as they are. The generator (a LazyModel, or None) loads at its first use
+    or on a thread (`generator_wait`: how long the answer waited for that load)."""
+    timings = refined.timings
+    timings["startup"] = startup
     if generator is not None and generator.load_seconds is not None:
-        refined.timings["generator_load"] = generator.load_seconds
+        timings["generator_load"] = generator.load_seconds
+        timings["generator_wait"] = generator.wait_seconds
+    if first_piece is not None:
+        timings["first_token"] = first_piece
+    else:
+        timings.pop("first_token", None)
+    timings["total"] = since_start()
 
 
 def _report(refined, explain: bool, grounding=None, settings=None) -> None:

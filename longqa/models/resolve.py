@@ -20,11 +20,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from longqa.errors import ModelError
-from longqa.models.base import Embedder, Generator
+from longqa.models.base import KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS, Embedder, Generator
 from longqa.models.defaults import GENERATOR_NAME, default_embedder, default_generator_path, same_as_default
 from longqa.models.files import cached_sha256
 
 _LOADED: dict[tuple, object] = {}
+
+# What models/llama.py's LlamaGenerator offers, stated here too so that a local generator's
+# capabilities are known without importing llama.cpp (a test keeps the two equal).
+LOCAL_GENERATOR_CAPABILITIES = frozenset({KEEPS_PREFIX, SCORES_OPTIONS, READS_ATTENTION})
 
 SOURCE_DEFAULT = "embedded default"
 SOURCE_FILE = "file"
@@ -50,6 +54,24 @@ def load_generator(model: str | None = None, llm_url: str | None = None, *, n_ct
     if key not in _LOADED:
         _LOADED[key] = _make_generator(model, llm_url, n_ctx)
     return _LOADED[key]  # type: ignore[return-value]
+
+
+def lazy_generator(model: str | None = None, llm_url: str | None = None, *, n_ctx: int | None = None):
+    """The generator as a LazyModel that knows, before loading, what a local one is called and
+    offers: asking only that loads nothing. A server's model id comes from the server, so a
+    server generator is loaded at the first attribute read, as any LazyModel is."""
+    from longqa.models.lazy import LazyModel
+
+    return LazyModel(lambda: load_generator(model, llm_url, n_ctx=n_ctx), known=generator_identity(model, llm_url))
+
+
+def generator_identity(model: str | None = None, llm_url: str | None = None) -> dict:
+    """The `name` and `capabilities` the generator `load_generator` gives will have, where they
+    are known without loading it (a local GGUF); else empty."""
+    if llm_url:
+        return {}
+    name = file_identity(_local_path(model, "--model")) if model else GENERATOR_NAME
+    return {"name": name, "capabilities": LOCAL_GENERATOR_CAPABILITIES}
 
 
 def load_embedder(embed_model: str | None = None, embed_url: str | None = None) -> Embedder:
