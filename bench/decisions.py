@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -221,6 +222,12 @@ USED_AS = {"scope (R_q)": "scope", "type (as used)": "type", "outline choice": "
            "sufficiency": "sufficiency", "router-expand": "router-expand", "router-answer": "router-answer"}
 
 
+def model_family(name: str) -> str:
+    """The model a generator's name names, without its quantisation ("gemma-3-270m" of
+    "gemma-3-270m-q4_k_m"): another quantisation of the same model is weighted by these figures."""
+    return re.sub(r"[-._](?:i?q\d\w*|f16|f32|bf16)$", "", name, flags=re.I)
+
+
 def write_table(path: Path, model: str, rows: list, used: int, args) -> None:
     """This model's measured decisions into the JSON table at `path`, keeping other models' rows
     and, for this model, the decisions not measured in this run."""
@@ -228,7 +235,8 @@ def write_table(path: Path, model: str, rows: list, used: int, args) -> None:
     import subprocess
 
     table = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"models": {}}
-    entry = table["models"].setdefault(model, {"decisions": {}})
+    entry = table["models"].setdefault(model_family(model), {"decisions": {}})
+    entry["measured_with"] = model
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip()
     run = {"command": "python bench/decisions.py " + " ".join(sys.argv[1:]), "commit": commit,
