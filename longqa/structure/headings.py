@@ -58,29 +58,59 @@ def _title_like(text: str) -> bool:
 
 def text_headings(doc: ParsedDocument) -> list[Heading]:
     """Numbered lines get their numbering's level; other title-like lines are level 1 unless numbered
-    headings exist, in which case they are ignored (numbering is the stronger signal).
+    headings exist, in which case they are ignored (numbering is the stronger signal) but for the
+    titles the document marks otherwise: centred or underlined lines, lines in capitals, an
+    appendix, exhibit or annex, and title-like lines before the numbered sections or after one of
+    those marks has closed them ("END OF TERMS AND CONDITIONS" / "How to Apply These Terms"). Such a
+    title first in the file, centred or underlined or straight over another heading, is the
+    document's (level 0): it names the document.
 
     A numbered paragraph whose number follows the last heading's in sequence ("12." after "11.",
     "4.2" after "4.1") is a heading whatever its length: a one-sentence title of any length, or a
     paragraph that opens with a short title sentence ("2. Grant of Copyright License. Subject to
     ..."), which is split off the paragraph into a block of its own (the document's blocks change)."""
     in_sequence = _split_run_in(doc, _sequence(doc))
-    numbered, titled = [], []
+    numbered, titled, marked = [], [], []
     for index, block in enumerate(doc.blocks):
         text = block.text.strip()
-        if not text or "\n" in text and index not in in_sequence:
+        if not text or "\n" in text and index not in in_sequence and block.heading is None:
             continue
         level = numbering_level(text)
         if index in in_sequence or level is not None and len(text) <= MAX_HEADING_CHARS and (
             not text.endswith((".", ",", ";")) or len(text.split()) <= 8
         ):
             numbered.append(Heading(index, level, text))
+        elif block.heading is not None or _shouted(text) or _ANNEX.match(text) and len(text) <= MAX_HEADING_CHARS:
+            marked.append(Heading(index, block.heading or 1, " ".join(text.split())))
         elif len(text) <= MAX_HEADING_CHARS and _title_like(text):
             titled.append(Heading(index, 1, text))
     if len(numbered) >= 2:
-        return numbered
+        first, last = numbered[0].index, numbered[-1].index
+        closed = min((h.index for h in marked if h.index > last), default=len(doc.blocks))
+        outside = [h for h in titled if h.index < first or h.index > closed]
+        # Beside numbered sections a marked title is a top-level one, however it is underlined.
+        headings = sorted(numbered + [replace(h, level=1) for h in marked] + outside, key=lambda h: h.index)
+        opening = headings[0]
+        if opening.index == 0 and opening not in numbered and (
+                doc.blocks[0].heading is not None or headings[1].index == 1):
+            headings[0] = Heading(0, 0, opening.title)  # a title over no text of its own: the document's
+            doc.title = opening.title
+        return headings
+    titled = sorted(titled + marked, key=lambda h: h.index)
     # Title-like lines only count when they are followed by body text, not by another title line.
     return [h for h in titled if h.index + 1 < len(doc.blocks) and not _title_like(doc.blocks[h.index + 1].text)]
+
+
+# "APPENDIX: How to apply ...", "Exhibit A - Source Code Form License Notice", "Annex II"
+_ANNEX = re.compile(r"^(?:appendix|addendum|annex|exhibit|schedule)(?:\s*:|\s+(?:[A-Z]|[IVX]{1,4}|\d{1,2})\b)",
+                    re.IGNORECASE)
+
+
+def _shouted(text: str) -> bool:
+    """A one-line title in capitals ("TERMS AND CONDITIONS"): two words or more, no lower-case letter."""
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    return ("\n" not in text and len(text) <= MAX_HEADING_CHARS and len(words) >= 2 and text == text.upper()
+            and not text.endswith((".", ",", ";", ":")))
 
 
 def _sequence(doc: ParsedDocument) -> set[int]:
