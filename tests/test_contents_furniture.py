@@ -75,3 +75,28 @@ def test_contents_lines_in_a_text_file(tmp_path):
     text = "\n".join(leaf.text for leaf in leaves(root))
     assert "Installation ...." not in text and sentence("installation", 2) in text
     assert "Net gain .......... 41" in text  # rows whose numbers go up and down are a table, not contents
+
+
+def test_heads_with_the_page_number_on_either_side_and_a_chapter_name_in_the_band(tmp_path):
+    """A book's heads: the page number outside, so left on even pages ("12 | 2.5. Priorities") and
+    right on odd ones ("2.5. Priorities | 13"), changing with the section; a footer naming the
+    chapter ("CHAPTER TWO") over every page of it. Both are removed; the chapter's first page keeps
+    its footer's one appearance as no text of its own."""
+    doc = pymupdf.open()
+    number = 10
+    for chapter, names in (("CHAPTER TWO", CHAPTERS[:2]), ("CHAPTER THREE", CHAPTERS[2:])):
+        for title, topic in names:
+            for n in range(3):
+                page = doc.new_page(width=WIDTH, height=HEIGHT)
+                draw_page(page, ([H(title, 14)] if n == 0 else []) + [P(sentence(f"{topic} part {n}", 4))])
+                if n:
+                    head = f"{number} | {title}" if number % 2 == 0 else f"{title} | {number}"
+                    page.insert_text((LEFT, 36), head, fontsize=8, fontname="helv")
+                page.insert_text((LEFT, HEIGHT - 30), chapter, fontsize=8, fontname="helv")
+                number += 1
+    doc.save(tmp_path / "book.pdf")
+    root, _ = structure_document(parse_file(tmp_path / "book.pdf"))
+    text = "\n".join(leaf.text for leaf in leaves(root))
+    assert not any(f"| {n}" in text or f"{n} |" in text for n in range(10, 30)), text
+    assert text.count("CHAPTER") <= 2  # at most where each chapter starts
+    assert all(sentence(f"{topic} part {n}", 4) in text for _, topic in CHAPTERS for n in range(3))
