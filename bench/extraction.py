@@ -9,7 +9,9 @@ answer stage splits them) that are whole, i.e. open with a capital, digit, quote
 end with sentence punctuation (a list item such as "(a) a copy of this License; and" counts as
 whole: it is a whole piece of its list); numbered sections found against the numbered section lines in the
 source text (plain text only); contents lines (dot leaders) and index lines left in the leaves;
-and the load average, since the machine may be shared.
+running heads left in the leaves (PDF only: the top and bottom lines of PyMuPDF's own page text
+that recur, digits aside, atop or at the foot of three pages or more, found in the leaves more
+than once each); and the load average, since the machine may be shared.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import os
 import re
 import time
+from collections import Counter
 from pathlib import Path
 
 from longqa.text import sentences
@@ -29,7 +32,8 @@ DEFAULTS = [Path("/usr/share/common-licenses") / name for name in ("GPL-3", "Apa
 FETCHED = Path(__file__).resolve().parents[1] / ".bench-docs"
 _NUMBERED_LINE = re.compile(r"^\s{0,8}(\d{1,2})\.\s+[A-Z]", re.M)
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$", re.M)
-_INDEX = re.compile(r"^[^\W\d_][^|\n]{0,80}?,\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
+_INDEX = re.compile(r"^\\?[^\W\d_][^\n]{0,80}?[, ]\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
+_CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*")  # a PDF line's wide gaps, read as cell breaks
 # A list item is a whole piece of its list: it may open with a lower-case mark ("(a) ", "b) ",
 # "iv. ") and end with the "; and" or ", or" that leads to the next item.
 _OPENS = re.compile(r"^(?:\(?(?:[a-z]|[ivx]{1,4})[.)]\s|[\"'“‘(\[]?[A-Z0-9•\-–*])")
@@ -51,6 +55,24 @@ def numbered_in_source(path: Path) -> int:
     return found
 
 
+def running_heads(path: Path, body: str) -> int | None:
+    """How many of a PDF's running heads and footers (its pages' first and last lines, read with
+    PyMuPDF alone, whose text less digits recurs on three pages or more) the leaves still hold,
+    each counted beyond its first occurrence (a chapter's title may be its head too)."""
+    if path.suffix.lower() != ".pdf":
+        return None
+    import pymupdf
+
+    edges: list[str] = []
+    with pymupdf.open(path) as pdf:
+        for page in pdf:
+            lines = [line.strip() for line in page.get_text("text", sort=True).split("\n") if line.strip()]
+            edges += lines[:1] + lines[-1:]
+    keys = Counter(re.sub(r"\d+", "#", line) for line in set(edges))
+    heads = {line for line in edges if keys[re.sub(r"\d+", "#", line)] >= 3 and len(re.findall(r"[^\W\d_]", line)) >= 3}
+    return sum(max(0, body.count(head) - 1) if not re.search(r"\d", head) else body.count(head) for head in heads)
+
+
 def measure(path: Path) -> dict:
     started = time.perf_counter()
     doc = parse_file(path)
@@ -64,7 +86,9 @@ def measure(path: Path) -> dict:
         "document": path.name, "format": doc.format, "structure": source, "seconds": seconds,
         "sentences": len(spans), "whole": whole / len(spans) if spans else 0.0,
         "numbered": len(numbered), "numbered_in_text": numbered_in_source(path) if doc.format == "text" else None,
-        "contents_lines": len(_LEADER.findall(body)), "index_lines": len(_INDEX.findall(body)),
+        "contents_lines": len(_LEADER.findall(_CELL_BREAK.sub(" ", body))),
+        "index_lines": len(_INDEX.findall(_CELL_BREAK.sub(" ", body))),
+        "heads": running_heads(path, body),
     }
 
 
@@ -72,15 +96,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="*", type=Path)
     args = parser.parse_args()
-    paths = args.paths or [p for p in DEFAULTS if p.is_file()] + sorted(p for p in FETCHED.glob("*") if p.is_file())
+    paths = args.paths or [p for p in DEFAULTS if p.is_file()] + sorted(
+        p for p in FETCHED.glob("*") if p.is_file() and p.name not in {d.name for d in DEFAULTS})
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'document':28} {'format':8} {'structure':9} {'s':>6} {'sent':>5} {'whole':>6} {'sections':>9} "
-          f"{'contents':>8} {'index':>5}")
+          f"{'contents':>8} {'index':>5} {'heads':>5}")
     for path in paths:
         row = measure(path)
         found = f"{row['numbered']}/{row['numbered_in_text']}" if row["numbered_in_text"] is not None else str(row["numbered"])
         print(f"{row['document'][:28]:28} {row['format']:8} {row['structure']:9} {row['seconds']:6.2f} "
-              f"{row['sentences']:5} {row['whole']:6.3f} {found:>9} {row['contents_lines']:8} {row['index_lines']:5}")
+              f"{row['sentences']:5} {row['whole']:6.3f} {found:>9} {row['contents_lines']:8} {row['index_lines']:5} "
+              f"{'-' if row['heads'] is None else row['heads']:>5}")
 
 
 if __name__ == "__main__":

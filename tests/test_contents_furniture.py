@@ -10,7 +10,7 @@ import pymupdf
 from longqa.parse import parse_file
 from longqa.structure.tree import leaves, sections
 from longqa.structure.tree_source import structure_document
-from tests.pdfgen import HEIGHT, LEFT, WIDTH, H, P, draw_page, sentence
+from tests.pdfgen import HEIGHT, LEFT, WIDTH, H, P, draw_page, make_pdf, sentence
 
 CHAPTERS = [("2.4. Scope", "scope"), ("2.5. Priorities", "priority"), ("2.6. Targets", "target")]
 
@@ -100,3 +100,23 @@ def test_heads_with_the_page_number_on_either_side_and_a_chapter_name_in_the_ban
     assert not any(f"| {n}" in text or f"{n} |" in text for n in range(10, 30)), text
     assert text.count("CHAPTER") <= 2  # at most where each chapter starts
     assert all(sentence(f"{topic} part {n}", 4) in text for _, topic in CHAPTERS for n in range(3))
+
+
+def test_an_index_under_its_title_with_entries_broken_over_lines(tmp_path):
+    """A reference manual's index: letters and groups between the entries, long entries broken
+    over two lines, so fewer than most of its lines are whole entries; under its title at the back
+    it is all kept out."""
+    body = [[H(f"{n} Commands", 14), P(sentence(f"commands {n}", 6))] for n in range(1, 5)]
+    index: list = [H("Index", 14), P("The numbers give the pages where each command is used.")]
+    for letter, group in (("C", "cs"), ("M", "msg"), ("P", "prop"), ("S", "seq")):
+        index += [P(letter), P(f"{group} commands:")]
+        for n, name in enumerate(("new:Npn", "set_eq:NN", "gput:nn", "if_exist:NTF", "show:n", "use:N")):
+            if n % 3 == 1:
+                index += [P(f"\\{group}_{name} . . . . . . . . . 4{n}, 7{n}, 9{n},"), P(f"11{n}, 14{n}, 17{n}")]
+            else:
+                index.append(P(f"\\{group}_{name} . . . . . . . . . . . . {n + 2}, {n + 3}"))
+    make_pdf(tmp_path / "reference.pdf", [*body, index[:24], index[24:]])  # the index on two pages
+    root, _ = structure_document(parse_file(tmp_path / "reference.pdf"))
+    text = "\n".join(leaf.text for leaf in leaves(root))
+    assert "commands:" not in text and "_new:Npn" not in text and "110, 140" not in text, text
+    assert all(sentence(f"commands {n}", 6) in text for n in range(1, 5))

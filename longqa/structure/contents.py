@@ -19,10 +19,23 @@ from longqa.structure.tree import Heading
 # Dot leaders then a page number (arabic or roman): "Priorities . . . . 11", "Scope.........iv".
 _LEADER_END = re.compile(r"(?:(?:\.\s?){4,}|…{2,})\s*(?P<page>\d{1,4}|[ivxlc]{1,7})\s*$", re.IGNORECASE)
 MIN_CONTENTS_LINES = 4
-# An index entry: a term, then page numbers and ranges ("valves, 12, 48-51", "Priorities 11, 23").
-INDEX_LINE = re.compile(r"^[^\W\d_][^|]{0,80}?[, ]\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*\s*$")
+# An index entry: a term (a command's name too), then page numbers and ranges, after dot leaders
+# or not ("valves, 12, 48-51", "Priorities 11, 23", "\\seq_new:N . . . . 39, 40").
+INDEX_LINE = re.compile(
+    r"^(?:[^\W\d_]|\\[^\W\d_])[^|]{0,80}?[, ]\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*\s*$")
+# The PDF parser marks a wide gap inside a line as a cell break; in an index the gap is the one
+# between a term, its leaders and its pages ("lstlisting ....... | 4, 55").
+_CELL_BREAK = re.compile(r"\s*\|\s*")
+
+
+def index_entry(line: str) -> bool:
+    """Whether `line` reads as an index entry, cell breaks aside."""
+    return bool(INDEX_LINE.match(_CELL_BREAK.sub(" ", line).strip()))
 MIN_INDEX_LINES = 12  # an index page holds many entries ...
 INDEX_SHARE = 0.6  # ... and they are most of its lines
+# Under its title, an index set in two columns, with entries broken over lines and letters and
+# groups between them ("C", "cs commands:"), holds fewer whole entries a line.
+TITLED_INDEX_SHARE = 0.3
 
 
 def drop_contents(doc: ParsedDocument, headings: list[Heading]) -> list[Heading]:
@@ -30,6 +43,7 @@ def drop_contents(doc: ParsedDocument, headings: list[Heading]) -> list[Heading]
     the blocks that remain (a heading block is kept whatever it holds)."""
     contents = toc_pages(doc.blocks) if doc.format == "pdf" else set()
     index_pages = _index_pages(doc) if doc.format == "pdf" else set()
+    index_start = _titled_index(doc) if doc.format == "pdf" else len(doc.blocks)
     leaders = _leader_runs(doc)
     by_index = {heading.index: heading for heading in headings}
     kept, moved = [], []
@@ -38,11 +52,13 @@ def drop_contents(doc: ParsedDocument, headings: list[Heading]) -> list[Heading]
             moved.append(Heading(len(kept), by_index[number].level, by_index[number].title))
             kept.append(block)
             continue
+        if number >= index_start:
+            continue  # the index's entries, letters, groups and the lines its entries broke onto
         lines = block.text.split("\n")
         rest = [line for row, line in enumerate(lines) if not (
             (number, row) in leaders
             or block.page in contents and toc_row_page(line) is not None
-            or block.page in index_pages and INDEX_LINE.match(line.strip()))]
+            or block.page in index_pages and index_entry(line))]
         if len(rest) == len(lines):
             kept.append(block)
         elif any(line.strip() for line in rest):
@@ -82,5 +98,19 @@ def _index_pages(doc: ParsedDocument) -> set[int]:
         for line in block.text.split("\n"):
             if line.strip():
                 lines[block.page] += 1
-                entries[block.page] += bool(INDEX_LINE.match(line.strip()))
+                entries[block.page] += index_entry(line)
     return {page for page, count in entries.items() if count >= MIN_INDEX_LINES and count >= INDEX_SHARE * lines[page]}
+
+
+def _titled_index(doc: ParsedDocument) -> int:
+    """The block that opens an index at the back of a PDF: a line "Index" on its own in the second
+    half of the pages, over MIN_INDEX_LINES entries or more that are TITLED_INDEX_SHARE of the lines
+    to the end; len(blocks) where there is none."""
+    for number, block in enumerate(doc.blocks):
+        if block.text.strip().lower() != "index" or block.page <= doc.pages / 2:
+            continue
+        lines = [line for later in doc.blocks[number + 1:] for line in later.text.split("\n") if line.strip()]
+        entries = sum(index_entry(line) for line in lines)
+        if entries >= MIN_INDEX_LINES and entries >= TITLED_INDEX_SHARE * len(lines):
+            return number + 1
+    return len(doc.blocks)
