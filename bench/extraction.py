@@ -8,7 +8,8 @@ Per document, with no model: parse and structure time; the share of the leaves' 
 answer stage splits them) that are whole, i.e. open with a capital, digit, quote or list mark and
 end with sentence punctuation (a list item such as "(a) a copy of this License; and" counts as
 whole: it is a whole piece of its list); numbered sections found against the numbered section lines in the
-source text (plain text only); contents lines (dot leaders) and index lines left in the leaves;
+source text (plain text only); contents lines (dot leaders, or a section's title with or without a
+page number) and index lines left in the leaves;
 running heads left in the leaves (PDF only: the top and bottom lines of PyMuPDF's own page text
 that recur, digits aside, atop or at the foot of three pages or more, found in the leaves more
 than once each); and the load average, since the machine may be shared.
@@ -30,7 +31,7 @@ from longqa.structure.tree_source import structure_document
 
 DEFAULTS = [Path("/usr/share/common-licenses") / name for name in ("GPL-3", "Apache-2.0", "MPL-2.0", "GFDL-1.3")]
 FETCHED = Path(__file__).resolve().parents[1] / ".bench-docs"
-_NUMBERED_LINE = re.compile(r"^\s{0,8}(\d{1,2})\.\s+[A-Z]", re.M)
+_NUMBERED_LINE = re.compile(r"^[ \t*]{0,8}(\d{1,2})\.\s+[A-Z]", re.M)  # "*  6. Disclaimer": a boxed section
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$", re.M)
 _INDEX = re.compile(r"^\\?[^\W\d_][^\n]{0,80}?[, ]\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
 _CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*")  # a PDF line's wide gaps, read as cell breaks
@@ -73,6 +74,14 @@ def running_heads(path: Path, body: str) -> int | None:
     return sum(max(0, body.count(head) - 1) if not re.search(r"\d", head) else body.count(head) for head in heads)
 
 
+def named_sections(root, body: str) -> int:
+    """Lines of the leaves that are a section's title, a page number aside: a contents list that
+    names the sections without leaders (a web page's links to its sections)."""
+    titles = {" ".join(node.title.split()).lower() for node in sections(root) if len(node.title) > 3}
+    return sum(1 for line in body.split("\n")
+               if re.sub(r"[\s|]+\d{1,4}$", "", " ".join(line.split())).lower() in titles)
+
+
 def measure(path: Path) -> dict:
     started = time.perf_counter()
     doc = parse_file(path)
@@ -86,7 +95,7 @@ def measure(path: Path) -> dict:
         "document": path.name, "format": doc.format, "structure": source, "seconds": seconds,
         "sentences": len(spans), "whole": whole / len(spans) if spans else 0.0,
         "numbered": len(numbered), "numbered_in_text": numbered_in_source(path) if doc.format == "text" else None,
-        "contents_lines": len(_LEADER.findall(_CELL_BREAK.sub(" ", body))),
+        "contents_lines": len(_LEADER.findall(_CELL_BREAK.sub(" ", body))) + named_sections(root, body),
         "index_lines": len(_INDEX.findall(_CELL_BREAK.sub(" ", body))),
         "heads": running_heads(path, body),
     }

@@ -120,3 +120,40 @@ def test_an_index_under_its_title_with_entries_broken_over_lines(tmp_path):
     text = "\n".join(leaf.text for leaf in leaves(root))
     assert "commands:" not in text and "_new:Npn" not in text and "110, 140" not in text, text
     assert all(sentence(f"commands {n}", 6) in text for n in range(1, 5))
+
+
+def test_a_web_page_s_list_of_links_to_its_sections(tmp_path):
+    """A manual page opens with "Table of Contents" and links to its sections; the list names the
+    page's own headings, so it stays out of the leaves; a list of other things stays."""
+    parts = [("2.1. Pump installation", "installation"), ("2.1.1. Foundations", "foundation"),
+             ("2.1.2. Alignment", "alignment"), ("2.2. Pump operation", "operation"), ("2.2.1. Start-up", "start")]
+    links = "".join(f'<li><a href="#s{n}">{title}</a></li>' for n, (title, _) in enumerate(parts))
+    tools = "".join(f"<li>{tool}</li>" for tool in ("Dial gauge", "Feeler gauge", "Torque wrench", "Spirit level"))
+    body = "".join(f'<h3 id="s{n}">{title}</h3><p>{sentence(topic, 2)}</p>' for n, (title, topic) in enumerate(parts))
+    page = (f"<html><head><title>Pumps</title></head><body><h1>Chapter 2. Pumps</h1><p>Table of Contents</p>"
+            f"<ul>{links}</ul><p>{sentence('tools', 1)}</p><ul>{tools}</ul>{body}</body></html>")
+    (tmp_path / "pumps.html").write_text(page)
+    root, _ = structure_document(parse_file(tmp_path / "pumps.html"))
+    text = "\n".join(leaf.text for leaf in leaves(root))
+    assert "Table of Contents" not in text and "2.1.1. Foundations" not in text, text
+    assert "Torque wrench" in text and all(sentence(topic, 2) in text for _, topic in parts)
+    assert [node.title for node in sections(root)][-5:] == [title for title, _ in parts]
+
+
+def test_contents_lines_with_page_numbers_and_no_leaders(tmp_path):
+    """A contents page set as "4.6 Short Commands 44": no leaders, one title broken over two lines;
+    the lines name the headings that follow, so they go."""
+    chapters = [("1 Getting Started", "start"), ("2 Basic Options", "options"),
+                ("3 Line Numbers and Their Placement Beside the Listing in the Margin", "numbers"),
+                ("4 Frames", "frames"), ("5 Colours", "colours")]
+    contents = [H("Contents", 14)]
+    for n, (title, _) in enumerate(chapters):
+        if n == 2:
+            contents += [P("3 Line Numbers and Their Placement Beside the"), P(f"Listing in the Margin {3 + 2 * n}")]
+        else:
+            contents.append(P(f"{title} {3 + 2 * n}"))
+    make_pdf(tmp_path / "guide.pdf", [contents, *[[H(title, 14), P(sentence(topic, 5))] for title, topic in chapters]])
+    root, _ = structure_document(parse_file(tmp_path / "guide.pdf"))
+    text = "\n".join(leaf.text for leaf in leaves(root))
+    assert "Basic Options 5" not in text and "Beside the" not in text and "Margin 7" not in text, text
+    assert all(sentence(topic, 5) in text for _, topic in chapters)

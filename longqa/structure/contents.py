@@ -1,8 +1,9 @@
 """Contents and index pages: read for structure, kept out of the leaves.
 
-A contents line ("2.5 Priorities . . . . . 11", "Risk Factors | 6" on a contents page) and an index
-line ("Pressure relief valve, 12, 48-51" on an index page) point at text elsewhere; as a passage it
-crowds out the text it names. Once the headings are found (numbering.toc_pages already keeps a
+A contents line ("2.5 Priorities . . . . . 11", "Risk Factors | 6" on a contents page, a web
+page's link to its section "2.1.1. Package configuration") and an index line ("Pressure relief
+valve, 12, 48-51" on an index page, or anything under an index's title at the back) point at text
+elsewhere; as a passage it crowds out the text it names. Once the headings are found (numbering.toc_pages already keeps a
 contents page from opening sections), such lines are removed from the blocks, and a block left
 empty is dropped, unless it is a heading.
 """
@@ -44,7 +45,7 @@ def drop_contents(doc: ParsedDocument, headings: list[Heading]) -> list[Heading]
     contents = toc_pages(doc.blocks) if doc.format == "pdf" else set()
     index_pages = _index_pages(doc) if doc.format == "pdf" else set()
     index_start = _titled_index(doc) if doc.format == "pdf" else len(doc.blocks)
-    leaders = _leader_runs(doc)
+    leaders = _leader_runs(doc) | _listed_headings(doc, headings)
     by_index = {heading.index: heading for heading in headings}
     kept, moved = [], []
     for number, block in enumerate(doc.blocks):
@@ -114,3 +115,62 @@ def _titled_index(doc: ParsedDocument) -> int:
         if entries >= MIN_INDEX_LINES and entries >= TITLED_INDEX_SHARE * len(lines):
             return number + 1
     return len(doc.blocks)
+
+
+# What a contents line adds to the title it names: leaders, a cell break, a page number.
+_LISTED_PAGE = re.compile(r"(?:[\s.|…]*(?:\d{1,4}|[ivxlc]{1,7}))?[\s.|…]*$", re.IGNORECASE)
+_CONTENTS_TITLE = re.compile(r"^(?:table of )?contents$", re.IGNORECASE)
+
+
+def _title_key(text: str) -> str:
+    line = " ".join(text.split())
+    return _LISTED_PAGE.sub("", line).lower() if any(ch.isalpha() for ch in line) else ""
+
+
+def _listed_headings(doc: ParsedDocument, headings: list[Heading]) -> set[tuple[int, int]]:
+    """(block, line) of each line of a contents list that names the document's own headings: a run
+    of MIN_CONTENTS_LINES or more entries, each the title of a heading further on, on one line or
+    broken over two, with or without leaders and a page number (a web page's list of links to its
+    sections, a manual's contents page), and the "Contents" line over it."""
+    later = {_title_key(heading.title): heading.index for heading in headings}
+    heading_blocks = {heading.index for heading in headings}
+    lines = [(number, row, line) for number, block in enumerate(doc.blocks) if number not in heading_blocks
+             for row, line in enumerate(block.text.split("\n")) if line.strip()]
+    found: set[tuple[int, int]] = set()
+    run: list[tuple[int, int]] = []
+    entries = 0
+
+    def names(at: int, text: str) -> bool:
+        target = later.get(_title_key(text))
+        return target is not None and target > lines[at][0]
+
+    def close() -> None:
+        nonlocal entries
+        if entries >= MIN_CONTENTS_LINES:
+            found.update(run)
+            number, row = run[0]
+            if row == 0 and number > 0 and _CONTENTS_TITLE.match(doc.blocks[number - 1].text.strip()):
+                found.add((number - 1, 0))
+        run.clear()
+        entries = 0
+
+    at = 0
+    while at < len(lines):
+        number, row, line = lines[at]
+        if run and number - run[-1][0] > 1:
+            close()  # a run is lines in a row, with no heading or other block between
+        broken = at + 1 < len(lines) and lines[at + 1][0] - number <= 1 and names(
+            at, line.rstrip("-") + ("" if line.rstrip().endswith("-") else " ") + lines[at + 1][2].strip())
+        if names(at, line):
+            run.append((number, row))
+        elif broken:
+            run += [(number, row), lines[at + 1][:2]]
+            at += 1
+        else:
+            close()
+            at += 1
+            continue
+        entries += 1
+        at += 1
+    close()
+    return found
