@@ -1,8 +1,9 @@
 """Extraction quality on real documents that nobody here chose: licences as Debian ships them, and
 any PDF or HTML manuals fetched with bench/fetch_extraction_docs.sh.
 
-    python bench/extraction.py [DOC ...]      (default: /usr/share/common-licenses/{GPL-3,Apache-2.0,MPL-2.0,GFDL-1.3}
-                                               and whatever bench/fetch_extraction_docs.sh left in .bench-docs/)
+    python bench/extraction.py [DOC ...]      (default: /usr/share/common-licenses/{GPL-3,Apache-2.0,MPL-2.0,GFDL-1.3},
+                                               two PDF manuals under /usr/share/doc where present, and
+                                               whatever bench/fetch_extraction_docs.sh left in .bench-docs/)
 
 Per document, with no model: parse and structure time; the share of the leaves' sentences (as the
 answer stage splits them) that are whole, i.e. open with a capital, digit, quote or list mark and
@@ -29,7 +30,10 @@ from longqa.parse import parse_file
 from longqa.structure.tree import leaves, sections
 from longqa.structure.tree_source import structure_document
 
-DEFAULTS = [Path("/usr/share/common-licenses") / name for name in ("GPL-3", "Apache-2.0", "MPL-2.0", "GFDL-1.3")]
+DEFAULTS = [Path("/usr/share/common-licenses") / name for name in ("GPL-3", "Apache-2.0", "MPL-2.0", "GFDL-1.3")] + [
+    # PDF manuals some Debian systems carry: a texinfo manual with running heads that change with
+    # the chapter and two indexes at the back, and a specification.
+    Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf"), Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")]
 FETCHED = Path(__file__).resolve().parents[1] / ".bench-docs"
 _NUMBERED_LINE = re.compile(r"^[ \t*]{0,8}(\d{1,2})\.\s+[A-Z]", re.M)  # "*  6. Disclaimer": a boxed section
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$", re.M)

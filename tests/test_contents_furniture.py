@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from longqa.parse import parse_file
 from longqa.structure.tree import leaves, sections
@@ -157,3 +158,21 @@ def test_contents_lines_with_page_numbers_and_no_leaders(tmp_path):
     text = "\n".join(leaf.text for leaf in leaves(root))
     assert "Basic Options 5" not in text and "Beside the" not in text and "Margin 7" not in text, text
     assert all(sentence(topic, 5) in text for _, topic in chapters)
+
+
+@pytest.mark.parametrize("title, dropped", [("Concept Index", True), ("Exhibit Index", False)])
+def test_an_index_whose_entries_run_two_to_a_line(tmp_path, title, dropped):
+    """A manual's "Concept Index" set in two columns that the text runs into one line, two entries
+    with their leaders and pages to a line, goes; a filing's "Exhibit Index" is a list of documents
+    and stays."""
+    body = [[H(f"{n} Encoding", 14), P(sentence(f"encoding {n}", 6))] for n in range(1, 5)]
+    terms = ["bit strings", "choices", "defaults", "enumerations", "integers", "lengths", "objects", "octets",
+             "reals", "sequences", "sets", "tags", "times", "unions"]
+    pages = [12, 3, 9, 4, 15, 2, 7]  # in the order of the terms, not of the pages: no contents page
+    rows = [P(f"{a} . . . . . . . . . . . {n + 2} {b} . . . . . . . . . . . {page}")
+            for n, (a, b, page) in enumerate(zip(terms[::2], terms[1::2], pages))]
+    make_pdf(tmp_path / "encoding.pdf", [*body, [H(title, 14), *rows]])
+    root, _ = structure_document(parse_file(tmp_path / "encoding.pdf"))
+    text = "\n".join(leaf.text for leaf in leaves(root))
+    assert ("bit strings" not in text) is dropped, text
+    assert all(sentence(f"encoding {n}", 6) in text for n in range(1, 5))

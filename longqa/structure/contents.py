@@ -23,20 +23,39 @@ MIN_CONTENTS_LINES = 4
 # An index entry: a term (a command's name too), then page numbers and ranges, after dot leaders
 # or not ("valves, 12, 48-51", "Priorities 11, 23", "\\seq_new:N . . . . 39, 40").
 INDEX_LINE = re.compile(
-    r"^(?:[^\W\d_]|\\[^\W\d_])[^|]{0,80}?[, ]\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*\s*$")
+    r"^(?:[^\W\d_]|\\[^\W\d_])[^|]{0,160}?[, ]\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*\s*$")
 # The PDF parser marks a wide gap inside a line as a cell break; in an index the gap is the one
 # between a term, its leaders and its pages ("lstlisting ....... | 4, 55").
 _CELL_BREAK = re.compile(r"\s*\|\s*")
-
-
-def index_entry(line: str) -> bool:
-    """Whether `line` reads as an index entry, cell breaks aside."""
-    return bool(INDEX_LINE.match(_CELL_BREAK.sub(" ", line).strip()))
+# One of several entries an index set in columns may run into one line: a term, dot leaders, pages.
+_LED_ENTRY = re.compile(
+    r"\s*\\?[^\W\d_][^\n]{0,80}?(?:\s?\.){3,}\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*(?=\s|$)")
 MIN_INDEX_LINES = 12  # an index page holds many entries ...
 INDEX_SHARE = 0.6  # ... and they are most of its lines
 # Under its title, an index set in two columns, with entries broken over lines and letters and
 # groups between them ("C", "cs commands:"), holds fewer whole entries a line.
 TITLED_INDEX_SHARE = 0.3
+# "Index", "Concept Index", "Function and Data Index"; a filing's "Exhibit Index" lists documents.
+_INDEX_TITLE = re.compile(r"^(?!exhibits?\b)(?:[^\W\d_]+ ){0,3}index$", re.IGNORECASE)
+
+
+def index_entry(line: str) -> bool:
+    """Whether `line` reads as an index entry, or as several run together, cell breaks aside."""
+    return index_entries(line) > 0
+
+
+def index_entries(line: str) -> int:
+    """How many index entries `line` holds (0: it is no index line)."""
+    line = _CELL_BREAK.sub(" ", line).strip()
+    at = count = 0
+    while at < len(line):
+        entry = _LED_ENTRY.match(line, at)
+        if entry is None:
+            break
+        at, count = entry.end(), count + 1
+        if not line[at:].strip():
+            return count
+    return int(bool(INDEX_LINE.match(line)))
 
 
 def drop_contents(doc: ParsedDocument, headings: list[Heading]) -> list[Heading]:
@@ -104,15 +123,16 @@ def _index_pages(doc: ParsedDocument) -> set[int]:
 
 
 def _titled_index(doc: ParsedDocument) -> int:
-    """The block that opens an index at the back of a PDF: a line "Index" on its own in the second
-    half of the pages, over MIN_INDEX_LINES entries or more that are TITLED_INDEX_SHARE of the lines
-    to the end; len(blocks) where there is none."""
+    """The block that opens an index at the back of a PDF: a line "Index" ("Concept Index") on its
+    own in the second half of the pages, over MIN_INDEX_LINES entries or more (several may run
+    into one line), on TITLED_INDEX_SHARE of the lines to the end or more; len(blocks) where there
+    is none."""
     for number, block in enumerate(doc.blocks):
-        if block.text.strip().lower() != "index" or block.page <= doc.pages / 2:
+        if not _INDEX_TITLE.match(block.text.strip()) or block.page <= doc.pages / 2:
             continue
         lines = [line for later in doc.blocks[number + 1:] for line in later.text.split("\n") if line.strip()]
-        entries = sum(index_entry(line) for line in lines)
-        if entries >= MIN_INDEX_LINES and entries >= TITLED_INDEX_SHARE * len(lines):
+        counts = [index_entries(line) for line in lines]
+        if sum(counts) >= MIN_INDEX_LINES and sum(map(bool, counts)) >= TITLED_INDEX_SHARE * len(lines):
             return number + 1
     return len(doc.blocks)
 
