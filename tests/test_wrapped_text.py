@@ -238,3 +238,12 @@ def test_a_title_line_inside_a_numbered_section_stays_its_text(tmp_path):
     root, _ = structure_document(parse_file(write(tmp_path, "supply.txt", "\n\n".join(parts) + "\n")))
     assert [node.title for node in sections(root)] == [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]
     assert "Delivery Terms\n" in "\n".join(leaf.text for leaf in leaves(sections(root)[1]))
+
+
+def test_markdown_code_under_a_sentence_stays_code(tmp_path):
+    """In markdown a line indented under a paragraph is code, even one word after a sentence that
+    leads into it: it is not run on into the sentence as a plain text's address is."""
+    text = "# Pump controller\n\n" + wrapped(CONVEY) + "\n\n" + wrapped(
+        "To build the firmware for the pump controller from its sources on a workstation, run") + "\n\n    make\n"
+    doc = parse_file(write(tmp_path, "build.md", text))
+    assert [block.text for block in doc.blocks][-1] == "make"

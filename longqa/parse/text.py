@@ -118,12 +118,14 @@ def paragraphs(text: str, wrap: Wrap | None = None) -> list[str]:
 
     Text with no blank lines at all (one paragraph per line) is split on single newlines instead.
     """
-    return [paragraph for paragraph, _ in marked_paragraphs(text, wrap)]
+    return [paragraph for paragraph, _ in marked_paragraphs(text, wrap, layout=False)]
 
 
-def marked_paragraphs(text: str, wrap: Wrap | None = None) -> list[tuple[str, int | None]]:
+def marked_paragraphs(text: str, wrap: Wrap | None = None, layout: bool = True) -> list[tuple[str, int | None]]:
     """The paragraphs, each with the heading level its layout marks in a hard-wrapped text: 1 for
-    a centred part or a line underlined with "=", 2 for one underlined with "-"; else None."""
+    a centred part or a line underlined with "=", 2 for one underlined with "-"; else None. Only
+    with `layout` (plain text, not markdown, where an indented line is code) are centred parts kept
+    apart and a sentence run on into a line shown on its own."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if wrap and wrap.width:
         text = _FRAMED.sub(r"\1", text)
@@ -138,9 +140,9 @@ def marked_paragraphs(text: str, wrap: Wrap | None = None) -> list[tuple[str, in
         lines = [line for line in part.split("\n") if line.strip()]
         if not lines:
             continue
-        if len(lines) <= MAX_CENTRED and all(wrap.centred(line) for line in lines):
+        if layout and len(lines) <= MAX_CENTRED and all(wrap.centred(line) for line in lines):
             marked.append(("\n".join(line.strip() for line in lines), 1))
-        elif marked and _displayed(last_part, lines) and marked[-1][1] is None:
+        elif layout and marked and _displayed(last_part, lines) and marked[-1][1] is None:
             marked[-1] = (f"{marked[-1][0]} {lines[0].strip()}", None)
         else:
             marked += unwrap(part, wrap)
