@@ -209,7 +209,7 @@ def test_titles_beside_numbered_sections_stay_out_of_the_leaves(tmp_path):
              wrapped(CONVEY), "   TERMS AND CONDITIONS"]
     for number, (title, body) in enumerate(CLAUSES, start=1):
         parts += [f"{number}. {title}", wrapped(body)]
-    parts += ["   END OF TERMS AND CONDITIONS", "How to Apply These Terms to Your Orders", wrapped(AGGREGATE),
+    parts += ["   END OF TERMS AND CONDITIONS", centred("How to Apply These Terms to Your Orders"), wrapped(AGGREGATE),
               "APPENDIX: How to name the Buyer in an order form placed under these terms.",
               "The form of the order is published by the Supplier. You may obtain a copy of the form at",
               "       https://supplier.example/order-form", "Exhibit A - Delivery Addresses\n------------------------------",
@@ -247,3 +247,17 @@ def test_markdown_code_under_a_sentence_stays_code(tmp_path):
         "To build the firmware for the pump controller from its sources on a workstation, run") + "\n\n    make\n"
     doc = parse_file(write(tmp_path, "build.md", text))
     assert [block.text for block in doc.blocks][-1] == "make"
+
+
+def test_capitals_in_a_book_with_a_licence_appended_and_repeated_heads_stay_text(tmp_path):
+    """A book whose only numbered sections are the licence appended to it: the book's lines in
+    capitals and its centred captions are its text. In a contract, a line found atop every page
+    ("Exhibit 10.38") is no section either."""
+    book = [centred("[Illustration]"), "THE TALE OF THE MILL", wrapped(CONVEY), centred("[Illustration]")] * 6
+    licence = [f"{n}. {title}\n\n{wrapped(body)}" for n, (title, body) in enumerate(CLAUSES, start=1)]
+    root, _ = structure_document(parse_file(write(tmp_path, "mill.txt", "\n\n".join(book + licence) + "\n")))
+    assert [node.title for node in sections(root)] == [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]
+    contract = [part for n, (title, body) in enumerate(CLAUSES, start=1)
+                for part in ("Exhibit 10.38", f"{n}. {title}", wrapped(body))]
+    root, _ = structure_document(parse_file(write(tmp_path, "supply.txt", "\n\n".join(contract) + "\n")))
+    assert [node.title for node in sections(root)] == [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]
