@@ -23,10 +23,11 @@ MIN_CONTENTS_LINES = 4
 # An index entry: a term (a command's name too), then page numbers and ranges, after dot leaders
 # or not ("valves, 12, 48-51", "Priorities 11, 23", "\\seq_new:N . . . . 39, 40").
 INDEX_LINE = re.compile(
-    r"^(?:[^\W\d_]|\\[^\W\d_])[^|]{0,160}?[, ]\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*\s*$")
+    r"^(?:[^\W\d_]|\\[^\W\d_])[^|]{0,80}?[, ]\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*\s*$")
 # The PDF parser marks a wide gap inside a line as a cell break; in an index the gap is the one
 # between a term, its leaders and its pages ("lstlisting ....... | 4, 55").
 _CELL_BREAK = re.compile(r"\s*\|\s*")
+_LEADERS = re.compile(r"(?:\.\s?){3}")
 # One of several entries an index set in columns may run into one line: a term, dot leaders, pages.
 _LED_ENTRY = re.compile(
     r"\s*\\?[^\W\d_][^\n]{0,80}?(?:\s?\.){3,}\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*(?=\s|$)")
@@ -45,8 +46,13 @@ def index_entry(line: str) -> bool:
 
 
 def index_entries(line: str) -> int:
-    """How many index entries `line` holds (0: it is no index line)."""
-    line = _CELL_BREAK.sub(" ", line).strip()
+    """How many index entries `line` holds (0: it is no index line). Cell breaks are read as gaps
+    only on a line with dot leaders: a table's row ("Net property and equipment | 2,352 | 2,250",
+    "Italy | 5") is no index entry."""
+    line = line.strip()
+    if not _LEADERS.search(line):
+        return int(bool(INDEX_LINE.match(line)))
+    line = _CELL_BREAK.sub(" ", line)
     at = count = 0
     while at < len(line):
         entry = _LED_ENTRY.match(line, at)
