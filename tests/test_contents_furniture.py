@@ -176,3 +176,18 @@ def test_an_index_whose_entries_run_two_to_a_line(tmp_path, title, dropped):
     text = "\n".join(leaf.text for leaf in leaves(root))
     assert ("bit strings" not in text) is dropped, text
     assert all(sentence(f"encoding {n}", 6) in text for n in range(1, 5))
+
+
+def test_a_statement_s_rows_are_no_index(tmp_path):
+    """A balance sheet at the back of a filing: rows of a label and amounts with thousands
+    separators, cells parted by wide gaps, read like "term, 2, 352"; they are a table and stay."""
+    labels = ["Cash and cash equivalents", "Receivables", "Merchandise inventories", "Other current assets",
+              "Property and equipment", "Operating lease assets", "Goodwill", "Deferred taxes", "Other assets",
+              "Accounts payable", "Accrued liabilities", "Long-term debt", "Total equity", "Total liabilities"]
+    body = [[H(f"Item {n}", 14), P(sentence(f"item {n}", 6))] for n in range(1, 5)]
+    rows = [H("Consolidated Balance Sheets", 14)] + [
+        P(f"{label} | {n + 1},{352 + n} | {n + 2},{250 + n}") for n, label in enumerate(labels)]
+    make_pdf(tmp_path / "filing.pdf", [*body, rows])
+    root, _ = structure_document(parse_file(tmp_path / "filing.pdf"))
+    text = "\n".join(leaf.text for leaf in leaves(root))
+    assert all(label in text for label in labels), text
