@@ -1,15 +1,19 @@
 """Extraction quality on real documents that nobody here chose: licences as Debian ships them, and
 any PDF or HTML manuals fetched with bench/fetch_extraction_docs.sh.
 
-    python bench/extraction.py [DOC ...]      (default: /usr/share/common-licenses/{GPL-3,Apache-2.0,MPL-2.0,GFDL-1.3}
-                                               and whatever bench/fetch_extraction_docs.sh left in .bench-docs/)
+    python bench/extraction.py [DOC ...]      (default: /usr/share/common-licenses/{GPL-3,Apache-2.0,MPL-2.0,GFDL-1.3},
+                                               two PDF manuals under /usr/share/doc where present, and
+                                               whatever bench/fetch_extraction_docs.sh left in .bench-docs/)
 
 Per document, with no model: parse and structure time; the share of the leaves' sentences (as the
 answer stage splits them) that are whole, i.e. open with a capital, digit, quote or list mark and
 end with sentence punctuation (a list item such as "(a) a copy of this License; and" counts as
 whole: it is a whole piece of its list); numbered sections found against the numbered section lines in the
-source text (plain text only); contents lines (dot leaders) and index lines left in the leaves;
-and the load average, since the machine may be shared.
+source text (plain text only); contents lines (dot leaders, or a section's title with or without a
+page number) and index lines left in the leaves;
+running heads left in the leaves (PDF only: the top and bottom lines of PyMuPDF's own page text
+that recur, digits aside, atop or at the foot of three pages or more, found in the leaves more
+than once each); and the load average, since the machine may be shared.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import os
 import re
 import time
+from collections import Counter
 from pathlib import Path
 
 from longqa.text import sentences
@@ -25,11 +30,15 @@ from longqa.parse import parse_file
 from longqa.structure.tree import leaves, sections
 from longqa.structure.tree_source import structure_document
 
-DEFAULTS = [Path("/usr/share/common-licenses") / name for name in ("GPL-3", "Apache-2.0", "MPL-2.0", "GFDL-1.3")]
+DEFAULTS = [Path("/usr/share/common-licenses") / name for name in ("GPL-3", "Apache-2.0", "MPL-2.0", "GFDL-1.3")] + [
+    # PDF manuals some Debian systems carry: a texinfo manual with running heads that change with
+    # the chapter and two indexes at the back, and a specification.
+    Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf"), Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")]
 FETCHED = Path(__file__).resolve().parents[1] / ".bench-docs"
-_NUMBERED_LINE = re.compile(r"^\s{0,8}(\d{1,2})\.\s+[A-Z]", re.M)
+_NUMBERED_LINE = re.compile(r"^[ \t*]{0,8}(\d{1,2})\.\s+[A-Z]", re.M)  # "*  6. Disclaimer": a boxed section
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$", re.M)
-_INDEX = re.compile(r"^[^\W\d_][^|\n]{0,80}?,\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
+_INDEX = re.compile(r"^\\?[^\W\d_][^\n]{0,80}?[, ]\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
+_CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*")  # a PDF line's wide gaps, read as cell breaks
 # A list item is a whole piece of its list: it may open with a lower-case mark ("(a) ", "b) ",
 # "iv. ") and end with the "; and" or ", or" that leads to the next item.
 _OPENS = re.compile(r"^(?:\(?(?:[a-z]|[ivx]{1,4})[.)]\s|[\"'“‘(\[]?[A-Z0-9•\-–*])")
@@ -51,6 +60,32 @@ def numbered_in_source(path: Path) -> int:
     return found
 
 
+def running_heads(path: Path, body: str) -> int | None:
+    """How many of a PDF's running heads and footers (its pages' first and last lines, read with
+    PyMuPDF alone, whose text less digits recurs on three pages or more) the leaves still hold,
+    each counted beyond its first occurrence (a chapter's title may be its head too)."""
+    if path.suffix.lower() != ".pdf":
+        return None
+    import pymupdf
+
+    edges: list[str] = []
+    with pymupdf.open(path) as pdf:
+        for page in pdf:
+            lines = [line.strip() for line in page.get_text("text", sort=True).split("\n") if line.strip()]
+            edges += lines[:1] + lines[-1:]
+    keys = Counter(re.sub(r"\d+", "#", line) for line in set(edges))
+    heads = {line for line in edges if keys[re.sub(r"\d+", "#", line)] >= 3 and len(re.findall(r"[^\W\d_]", line)) >= 3}
+    return sum(max(0, body.count(head) - 1) if not re.search(r"\d", head) else body.count(head) for head in heads)
+
+
+def named_sections(root, body: str) -> int:
+    """Lines of the leaves that are a section's title, a page number aside: a contents list that
+    names the sections without leaders (a web page's links to its sections)."""
+    titles = {" ".join(node.title.split()).lower() for node in sections(root) if len(node.title) > 3}
+    return sum(1 for line in body.split("\n")
+               if re.sub(r"[\s|]+\d{1,4}$", "", " ".join(line.split())).lower() in titles)
+
+
 def measure(path: Path) -> dict:
     started = time.perf_counter()
     doc = parse_file(path)
@@ -64,7 +99,9 @@ def measure(path: Path) -> dict:
         "document": path.name, "format": doc.format, "structure": source, "seconds": seconds,
         "sentences": len(spans), "whole": whole / len(spans) if spans else 0.0,
         "numbered": len(numbered), "numbered_in_text": numbered_in_source(path) if doc.format == "text" else None,
-        "contents_lines": len(_LEADER.findall(body)), "index_lines": len(_INDEX.findall(body)),
+        "contents_lines": len(_LEADER.findall(_CELL_BREAK.sub(" ", body))) + named_sections(root, body),
+        "index_lines": len(_INDEX.findall(_CELL_BREAK.sub(" ", body))),
+        "heads": running_heads(path, body),
     }
 
 
@@ -72,15 +109,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="*", type=Path)
     args = parser.parse_args()
-    paths = args.paths or [p for p in DEFAULTS if p.is_file()] + sorted(p for p in FETCHED.glob("*") if p.is_file())
+    paths = args.paths or [p for p in DEFAULTS if p.is_file()] + sorted(
+        p for p in FETCHED.glob("*") if p.is_file() and p.name not in {d.name for d in DEFAULTS})
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'document':28} {'format':8} {'structure':9} {'s':>6} {'sent':>5} {'whole':>6} {'sections':>9} "
-          f"{'contents':>8} {'index':>5}")
+          f"{'contents':>8} {'index':>5} {'heads':>5}")
     for path in paths:
         row = measure(path)
         found = f"{row['numbered']}/{row['numbered_in_text']}" if row["numbered_in_text"] is not None else str(row["numbered"])
         print(f"{row['document'][:28]:28} {row['format']:8} {row['structure']:9} {row['seconds']:6.2f} "
-              f"{row['sentences']:5} {row['whole']:6.3f} {found:>9} {row['contents_lines']:8} {row['index_lines']:5}")
+              f"{row['sentences']:5} {row['whole']:6.3f} {found:>9} {row['contents_lines']:8} {row['index_lines']:5} "
+              f"{'-' if row['heads'] is None else row['heads']:>5}")
 
 
 if __name__ == "__main__":

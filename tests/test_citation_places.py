@@ -100,7 +100,8 @@ def quote_and_sources(monkeypatch, capsys, db_path, doc) -> tuple[list[str], lis
 @pytest.mark.parametrize("name, title, section", [
     ("handbook.html", TITLE, SECTION),
     ("handbook.md", TITLE, SECTION),
-    ("handbook.txt", "handbook", "3. Emergency Procedures > 3.2 Emergency Procedures Details"),
+    # the text's first line, straight over its first numbered heading, is its title
+    ("handbook.txt", TITLE, "3. Emergency Procedures > 3.2 Emergency Procedures Details"),
 ])
 def test_documents_without_pages_are_cited_by_section(formats, monkeypatch, capsys, name, title, section):
     folder, db_path = formats

@@ -193,3 +193,71 @@ def test_real_licence_sections_and_paragraphs(name, numbers):
     assert [int(title.split(".")[0]) for title in numbered] == list(numbers)
     body = [leaf.text for leaf in leaves(root)]
     assert not any(" an\naggregate" in text or "of this License; and\n" in text for text in body)
+    # the licence's own titles ("TERMS AND CONDITIONS", the centred name) open sections or name it
+    assert not any("TERMS AND CONDITIONS" in text or "Version 3, 29 June 2007" in text for text in body)
+
+
+def centred(line: str, width: int = 72) -> str:
+    return line.center(width).rstrip()
+
+
+def test_titles_beside_numbered_sections_stay_out_of_the_leaves(tmp_path):
+    """A licence's own titles: a centred title block, a centred preamble title, lines in capitals, an
+    appendix and an underlined exhibit; the first names the document, the others open sections, and
+    none is left in a leaf. A sentence that leads into an address shown on its own line runs on."""
+    parts = [centred("SUPPLY AGREEMENT") + "\n" + centred("Version 2, 3 March 2021"), centred("Preamble"),
+             wrapped(CONVEY), "   TERMS AND CONDITIONS"]
+    for number, (title, body) in enumerate(CLAUSES, start=1):
+        parts += [f"{number}. {title}", wrapped(body)]
+    parts += ["   END OF TERMS AND CONDITIONS", centred("How to Apply These Terms to Your Orders"), wrapped(AGGREGATE),
+              "APPENDIX: How to name the Buyer in an order form placed under these terms.",
+              "The form of the order is published by the Supplier. You may obtain a copy of the form at",
+              "       https://supplier.example/order-form", "Exhibit A - Delivery Addresses\n------------------------------",
+              wrapped(CLAUSES[1][1])]
+    doc = parse_file(write(tmp_path, "supply.txt", "\n\n".join(parts) + "\n"))
+    root, _ = structure_document(doc)
+    assert doc.title == "SUPPLY AGREEMENT Version 2, 3 March 2021"
+    titles = [node.title for node in sections(root)]
+    assert titles == ["Preamble", "TERMS AND CONDITIONS", *[f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)],
+                      "END OF TERMS AND CONDITIONS", "How to Apply These Terms to Your Orders",
+                      "APPENDIX: How to name the Buyer in an order form placed under these terms.",
+                      "Exhibit A - Delivery Addresses"]
+    texts = [leaf.text for leaf in leaves(root)]
+    assert not any(title in text for text in texts for title in ["SUPPLY AGREEMENT", "Preamble", "CONDITIONS"])
+    assert CONVEY in texts and AGGREGATE in texts
+    assert "You may obtain a copy of the form at https://supplier.example/order-form" in "\n".join(texts)
+
+
+def test_a_title_line_inside_a_numbered_section_stays_its_text(tmp_path):
+    """Between numbered sections numbering is the stronger signal: a short capitalised line in
+    one ("Delivery Terms") is the section's text, not a section of its own."""
+    parts = []
+    for number, (title, body) in enumerate(CLAUSES, start=1):
+        parts += [f"{number}. {title}", wrapped(body)]
+    parts.insert(3, "Delivery Terms")
+    root, _ = structure_document(parse_file(write(tmp_path, "supply.txt", "\n\n".join(parts) + "\n")))
+    assert [node.title for node in sections(root)] == [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]
+    assert "Delivery Terms\n" in "\n".join(leaf.text for leaf in leaves(sections(root)[1]))
+
+
+def test_markdown_code_under_a_sentence_stays_code(tmp_path):
+    """In markdown a line indented under a paragraph is code, even one word after a sentence that
+    leads into it: it is not run on into the sentence as a plain text's address is."""
+    text = "# Pump controller\n\n" + wrapped(CONVEY) + "\n\n" + wrapped(
+        "To build the firmware for the pump controller from its sources on a workstation, run") + "\n\n    make\n"
+    doc = parse_file(write(tmp_path, "build.md", text))
+    assert [block.text for block in doc.blocks][-1] == "make"
+
+
+def test_capitals_in_a_book_with_a_licence_appended_and_repeated_heads_stay_text(tmp_path):
+    """A book whose only numbered sections are the licence appended to it: the book's lines in
+    capitals and its centred captions are its text. In a contract, a line found atop every page
+    ("Exhibit 10.38") is no section either."""
+    book = [centred("[Illustration]"), "THE TALE OF THE MILL", wrapped(CONVEY), centred("[Illustration]")] * 6
+    licence = [f"{n}. {title}\n\n{wrapped(body)}" for n, (title, body) in enumerate(CLAUSES, start=1)]
+    root, _ = structure_document(parse_file(write(tmp_path, "mill.txt", "\n\n".join(book + licence) + "\n")))
+    assert [node.title for node in sections(root)] == [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]
+    contract = [part for n, (title, body) in enumerate(CLAUSES, start=1)
+                for part in ("Exhibit 10.38", f"{n}. {title}", wrapped(body))]
+    root, _ = structure_document(parse_file(write(tmp_path, "supply.txt", "\n\n".join(contract) + "\n")))
+    assert [node.title for node in sections(root)] == [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]

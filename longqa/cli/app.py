@@ -53,7 +53,8 @@ def console_out() -> Console:
 
 
 def console_err() -> Console:
-    return Console(stderr=True, no_color=_no_color(), highlight=False, soft_wrap=True)
+    width = None if sys.stderr.isatty() else UNBOUNDED_WIDTH  # `--explain`'s tables, as stdout's
+    return Console(stderr=True, no_color=_no_color(), highlight=False, soft_wrap=True, width=width)
 
 
 def print_json(data: Any) -> None:

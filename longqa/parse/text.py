@@ -42,6 +42,13 @@ WRAP_SHARE = 0.3
 WRAP_SLACK = 12
 MIN_WRAP_LINES = 5
 LONG_LINE = 0.6  # share of the width from which a line that stops mid-sentence was wrapped
+# A title set in the middle of a fixed-width text ("GNU GENERAL PUBLIC LICENSE", "Preamble"): a
+# part of at most MAX_CENTRED lines, each indented at least MIN_CENTRE_INDENT, its middle within
+# CENTRE_SLACK of the width's and its right margin at least half its left one.
+MAX_CENTRED = 3
+MIN_CENTRE_INDENT = 10
+CENTRE_SLACK = 0.1
+UNDERLINE = 0.8  # a rule at least this share of the line above's length underlines it
 
 
 @dataclass
@@ -84,6 +91,14 @@ class Wrap:
         long = len(line.rstrip().expandtabs()) >= LONG_LINE * self.width
         return long and end not in ".!?" and (end not in ",:;" or first.islower() or prose and end == ",")
 
+    def centred(self, line: str) -> bool:
+        """Whether `line` is set in the middle of the width, like a title."""
+        expanded = line.rstrip().expandtabs()
+        indent = len(expanded) - len(expanded.lstrip())
+        middle = indent + (len(expanded) - indent) / 2
+        return bool(self.width) and indent >= MIN_CENTRE_INDENT and self.width - len(expanded) >= indent / 2 and abs(
+            middle - self.width / 2) <= CENTRE_SLACK * self.width
+
     def join(self, line: str, following: str) -> str:
         """`line` and `following` as one line; a hyphen at the break is dropped only where the whole
         word is found elsewhere in the text."""
@@ -103,26 +118,61 @@ def paragraphs(text: str, wrap: Wrap | None = None) -> list[str]:
 
     Text with no blank lines at all (one paragraph per line) is split on single newlines instead.
     """
+    return [paragraph for paragraph, _ in marked_paragraphs(text, wrap, layout=False)]
+
+
+def marked_paragraphs(text: str, wrap: Wrap | None = None, layout: bool = True) -> list[tuple[str, int | None]]:
+    """The paragraphs, each with the heading level its layout marks in a hard-wrapped text: 1 for
+    a centred part or a line underlined with "=", 2 for one underlined with "-"; else None. Only
+    with `layout` (plain text, not markdown, where an indented line is code) are centred parts kept
+    apart and a sentence run on into a line shown on its own."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if wrap and wrap.width:
         text = _FRAMED.sub(r"\1", text)
     parts = _BLANK_LINES.split(text)
     if len(parts) == 1 and text.count("\n") > 3 and not (wrap and wrap.width):
         parts = text.split("\n")
-    if wrap and wrap.width:
-        parts = [piece for part in parts for piece in unwrap(part, wrap)]
-    return [part.strip() for part in parts if part.strip()]
+    if not (wrap and wrap.width):
+        return [(part.strip(), None) for part in parts if part.strip()]
+    marked: list[tuple[str, int | None]] = []
+    last_part = ""
+    for part in parts:
+        lines = [line for line in part.split("\n") if line.strip()]
+        if not lines:
+            continue
+        if layout and len(lines) <= MAX_CENTRED and all(wrap.centred(line) for line in lines):
+            marked.append(("\n".join(line.strip() for line in lines), 1))
+        elif layout and marked and _displayed(last_part, lines) and marked[-1][1] is None:
+            marked[-1] = (f"{marked[-1][0]} {lines[0].strip()}", None)
+        else:
+            marked += unwrap(part, wrap)
+        last_part = part
+    return [(paragraph.strip(), mark) for paragraph, mark in marked if paragraph.strip()]
 
 
-def unwrap(part: str, wrap: Wrap) -> list[str]:
-    """The paragraphs of one blank-line separated part of a hard-wrapped text."""
+def _displayed(before: str, lines: list[str]) -> bool:
+    """Whether `lines` is one word set off on a line of its own, indented deeper than `before`, which
+    stops mid-sentence to lead into it ("You may obtain a copy of the License at" / an address)."""
+    last = before.rstrip().split("\n")[-1] if before.strip() else ""
+    indent = len(last.expandtabs()) - len(last.expandtabs().lstrip())
+    shown = lines[0].expandtabs()
+    return len(lines) == 1 and len(shown.split()) == 1 and len(shown) - len(shown.lstrip()) > indent and bool(
+        re.search(r"\b[a-z]+$", last))
+
+
+def unwrap(part: str, wrap: Wrap) -> list[tuple[str, int | None]]:
+    """The paragraphs of one blank-line separated part of a hard-wrapped text, with the level of a
+    line underlined by a rule ("Exhibit A" over "--------")."""
     kept: list[list[str]] = []  # each paragraph as the lines it keeps apart
+    marks: dict[int, int] = {}  # paragraph → heading level of its underline
     last = ""  # the previous line as written (a joined line's length is not its own)
     prose = False  # the line being built already joins a wrapped line: it is prose, not verse
     for line in part.split("\n"):
         if not line.strip():
             continue
         if _RULE.match(line):
+            if last and kept[-1] == [last] and len(line.strip()) >= UNDERLINE * len(last.strip()):
+                marks[len(kept) - 1] = 1 if line.strip()[0] == "=" else 2
             last = ""
             continue
         joins = bool(kept and last) and _joins(last, line, wrap, prose)
@@ -136,7 +186,7 @@ def unwrap(part: str, wrap: Wrap) -> list[str]:
             kept[-1].append(line)
             prose = False
         last = line
-    return ["\n".join(lines) for lines in kept]
+    return [("\n".join(lines), marks.get(number)) for number, lines in enumerate(kept)]
 
 
 def _joins(line: str, following: str, wrap: Wrap, prose: bool = False) -> bool:
@@ -181,8 +231,10 @@ def text_document(path: Path, text: str) -> ParsedDocument:
     wrap = Wrap.of(text)
     pages = text.split("\f")
     blocks = [
-        Block(text=paragraph, page=page_no)
+        Block(text=paragraph, page=page_no, heading=mark)
         for page_no, page_text in enumerate(pages, start=1)
-        for paragraph in paragraphs(page_text, wrap)
+        for paragraph, mark in marked_paragraphs(page_text, wrap)
     ]
-    return ParsedDocument(path=path, title=path.stem, pages=len(pages), blocks=blocks, format="text")
+    # A title the layout marks first in the file names the document, as a markdown file's first "#" does.
+    title = " ".join(blocks[0].text.split()) if blocks and blocks[0].heading == 1 else path.stem
+    return ParsedDocument(path=path, title=title, pages=len(pages), blocks=blocks, format="text")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 
 from longqa.parse.blocks import ParsedDocument
@@ -17,6 +18,7 @@ NUMBERED = re.compile(
 _WORD_LEVEL = {"part": 1, "chapter": 1, "article": 1, "appendix": 1, "item": 2, "section": 2}
 MAX_HEADING_CHARS = 90
 MAX_SKIPPED = 2
+OPENING_SHARE = 0.25  # a numbered run that starts within this share of the blocks frames the document
 
 
 def markdown_headings(doc: ParsedDocument) -> list[Heading]:
@@ -58,29 +60,69 @@ def _title_like(text: str) -> bool:
 
 def text_headings(doc: ParsedDocument) -> list[Heading]:
     """Numbered lines get their numbering's level; other title-like lines are level 1 unless numbered
-    headings exist, in which case they are ignored (numbering is the stronger signal).
+    headings exist. Then, numbering being the stronger signal, nothing else opens a section between
+    the first numbered heading and the last; after them, and before them where the run starts
+    within OPENING_SHARE of the blocks, the titles the document marks otherwise do, at the top
+    level: centred or underlined lines, lines in capitals, an appendix, exhibit or annex, each
+    found once in the document ("Preamble", "TERMS AND CONDITIONS", "END OF TERMS AND CONDITIONS").
+    Such a title first in the file, centred, underlined or title-like straight over another
+    heading, is the document's (level 0): it names the document.
 
     A numbered paragraph whose number follows the last heading's in sequence ("12." after "11.",
     "4.2" after "4.1") is a heading whatever its length: a one-sentence title of any length, or a
     paragraph that opens with a short title sentence ("2. Grant of Copyright License. Subject to
     ..."), which is split off the paragraph into a block of its own (the document's blocks change)."""
     in_sequence = _split_run_in(doc, _sequence(doc))
-    numbered, titled = [], []
+    # A line found more than once is a running head or a caption ("Exhibit 10.38" atop each page of
+    # a filing's text), not a title.
+    seen = Counter(" ".join(block.text.split()).lower() for block in doc.blocks)
+    numbered, titled, marked = [], [], []
     for index, block in enumerate(doc.blocks):
         text = block.text.strip()
-        if not text or "\n" in text and index not in in_sequence:
+        if not text or "\n" in text and index not in in_sequence and block.heading is None:
             continue
         level = numbering_level(text)
         if index in in_sequence or level is not None and len(text) <= MAX_HEADING_CHARS and (
             not text.endswith((".", ",", ";")) or len(text.split()) <= 8
         ):
             numbered.append(Heading(index, level, text))
-        elif len(text) <= MAX_HEADING_CHARS and _title_like(text):
+            continue
+        if len(text) <= MAX_HEADING_CHARS and _title_like(text):
             titled.append(Heading(index, 1, text))
-    if len(numbered) >= 2:
-        return numbered
-    # Title-like lines only count when they are followed by body text, not by another title line.
-    return [h for h in titled if h.index + 1 < len(doc.blocks) and not _title_like(doc.blocks[h.index + 1].text)]
+        if (block.heading is not None or _shouted(text) or _ANNEX.match(text)) and len(
+                text) <= MAX_HEADING_CHARS and seen[" ".join(text.split()).lower()] == 1 and not text.startswith("["):
+            marked.append(Heading(index, 1, " ".join(text.split())))
+    if len(numbered) < 2:
+        # Title-like lines only count when they are followed by body text, not by another title line.
+        return [h for h in titled if h.index + 1 < len(doc.blocks) and not _title_like(doc.blocks[h.index + 1].text)]
+    first, last = numbered[0].index, numbered[-1].index
+    # Marks before the numbered run count where the run is the document's frame, starting early (a
+    # licence's "Preamble"), not a licence appended to a book, whose capitals are the book's.
+    opens = first <= OPENING_SHARE * len(doc.blocks)
+    marked = [h for h in marked if h.index < first and opens or h.index > last]
+    taken = {h.index for h in marked}
+    # A title-like first line straight over a heading is the document's title.
+    title_line = [h for h in titled if h.index == 0 and 0 not in taken and (
+        1 in taken or any(h.index == 1 for h in numbered))]
+    headings = sorted(numbered + marked + title_line, key=lambda h: h.index)
+    opening = headings[0]
+    if opening.index == 0 and opening not in numbered and (
+            doc.blocks[0].heading is not None or headings[1].index == 1):
+        headings[0] = Heading(0, 0, opening.title)  # a title over no text of its own: the document's
+        doc.title = opening.title
+    return headings
+
+
+# "APPENDIX: How to apply ...", "Exhibit A - Source Code Form License Notice", "Annex II"
+_ANNEX = re.compile(r"^(?:appendix|addendum|annex|exhibit|schedule)(?:\s*:|\s+(?:[A-Z]|[IVX]{1,4}|\d{1,2})\b)",
+                    re.IGNORECASE)
+
+
+def _shouted(text: str) -> bool:
+    """A one-line title in capitals ("TERMS AND CONDITIONS"): two words or more, no lower-case letter."""
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    return ("\n" not in text and len(text) <= MAX_HEADING_CHARS and len(words) >= 2 and text == text.upper()
+            and not text.endswith((".", ",", ";", ":")))
 
 
 def _sequence(doc: ParsedDocument) -> set[int]:
