@@ -19,7 +19,7 @@ import sqlite_utils
 from longqa.errors import LongqaError
 from longqa.store import vector_file
 from longqa.store.db import database_file, database_name, transaction
-from longqa.store.nodes import LeafText, leaf_count, leaf_key
+from longqa.store.nodes import LeafText, leaf_key
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ _PHRASE_BREAK = re.compile(r"[,;:()\[\]\"“”]|\s[-–—]\s|\.\s")
 TIME_UNITS = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?|seconds?|days?|weeks?|months?|years?|decades?)\b", re.I)
 
 # Lower-case words inside a name ("Society for the Exploration of ..."); "and" also joins two
-# names into one span here ("Neil Young and Astrid Young"), which callers that split on it leave out.
+# names into one span here ("Ana Ruiz and Tom Hale"), which callers that split on it leave out.
 NAME_LINKS = frozenset({"of", "for", "the", "de", "la", "von", "van", "&", "in", "on", "du", "del", "da"})
 
 
@@ -92,7 +92,7 @@ def candidates(sentence: str, max_phrase_words: int) -> list[Span]:
 
     def add(start: int, end: int, kind: str) -> None:
         text = sentence[start:end].strip(" .,;:()'\"“”")
-        text = _POSSESSIVE.sub("", text)  # "Usher's" answers "who": Usher
+        text = _POSSESSIVE.sub("", text)  # "Ana Ruiz's" answers "who": Ana Ruiz
         if not text or not any(ch.isalnum() for ch in text) or _MARKUP.search(text):
             return
         start = sentence.index(text, start)
@@ -118,7 +118,7 @@ def candidates(sentence: str, max_phrase_words: int) -> list[Span]:
             add(m.start(), m.end(), "month")
         elif m.group().lower() not in STOPWORDS:
             add(m.start(), m.end(), "name")
-            if " and " in m.group():  # "Neil Young and Astrid Young": each name on its own too
+            if " and " in m.group():  # "Ana Ruiz and Tom Hale": each name on its own too
                 at = m.start()
                 for part in m.group().split(" and "):
                     add(at, at + len(part), "name")

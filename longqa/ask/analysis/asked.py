@@ -158,7 +158,7 @@ def alternatives(question: str) -> list[str]:
     if not match:
         return []
     first = match.group(1)
-    # "Which is longer, the Danube or the Rhine" → keep what follows the comma or the verb phrase
+    # "Which is longer, the north main or the south main" → keep what follows the comma or the verb phrase
     first = re.split(r",\s*|\b(?:is|was|are|were|did|does|has|had)\s+", first)[-1].strip()
     words_ = first.split()
     while len(words_) > 1 and words_[0][:1].islower() and words_[0].lower() not in ("the", "a", "an"):
@@ -232,13 +232,13 @@ def asked_role(question: str) -> set[str]:
     return _asked_words(_ASKS_ACTOR, question)
 
 
-# "who does Ewan McGregor play in Beauty and the Beast", "what role did X play"
+# "who does Ana Ruiz play in the second act", "what role did X play"
 _ASKS_ROLE = re.compile(r"\b(?:who|what (?:role|part|character))\s+(?:does|did|do|will)\s+(.+?)\s+(?:play|portray|voice)\b",
                         re.I)
 
 
 def asked_actor(question: str) -> set[str]:
-    """For "who does Ewan McGregor play in ...", the actor's words (lower case); empty for other
+    """For "who does Ana Ruiz play in ...", the actor's words (lower case); empty for other
     questions."""
     return _asked_words(_ASKS_ROLE, question)
 

@@ -200,8 +200,8 @@ def raise_fitting(asked: Asked, found: list[Sentence], weight: float) -> None:
 
 
 def raise_cast(asked: Asked, found: list[Sentence]) -> None:
-    """For "who plays Charles" or "who does Ewan McGregor play", each sentence of a cast list that
-    casts someone in the asked role, or the asked actor in some role ("Rhys Darby as Charles"),
+    """For "who plays the Mayor" or "who does Ana Ruiz play", each sentence of a cast list that
+    casts someone in the asked role, or the asked actor in some role ("Tom Hale as the Mayor"),
     gains the best score: it says what is asked in other words than the question's."""
     role, actor = asked.role, asked.actor
     if not (role or actor) or not found:

@@ -66,8 +66,8 @@ def verdict_rule(asked: Asked, sentences: list[focus.Sentence],
                  context: list[focus.Sentence] = ()) -> tuple[str, focus.Sentence | None]:
     """A yes/no verdict from the words alone: "Yes" when the best sentences say every content word
     of the question (by stem) and the sentence saying most of them is not negated, else "No";
-    with the sentence that says most of them. A question that joins two names ("Are Cypress and
-    Ajuga both genera?") is "Yes" only when a sentence about each (from `context`) says the rest
+    with the sentence that says most of them. A question that joins two names ("Are Form 12 and
+    Form 14 both required?") is "Yes" only when a sentence about each (from `context`) says the rest
     of the question: one sentence calling a manual's two appendices "normative" does not make both
     so. A rule, not a reading: the ranker learns how far to trust it (features.verdict_rule)."""
     stems = {stem for stem in _question_stems(asked.core) if stem not in _VERDICT_FILLER}

@@ -1,18 +1,18 @@
 """The second hop inside the answer stage: sentences about the bridge entity the first hop names.
 
-"Who is the sibling of the performer of Decade?" — one sentence says "Decade is a compilation
-album by Neil Young"; the answer sits in a sentence that names Neil Young and few of the
-question's words ("... the father of musicians Neil Young and Astrid Young"), so the question's
+"Who maintains the pump that feeds Tank 3?" — one sentence says "Tank 3 is fed by the Harbour
+Road pump"; the answer sits in a sentence that names the Harbour Road pump and few of the
+question's words ("... the Harbour Road pump is serviced by Delta Mechanical"), so the question's
 words alone rank it far down. Once sentences are scored against the question (focus.score):
 1. the first hop is the sentence, among the best-scored ones, that names the question's rarest
-   name, then holds a name carrying the noun the question describes its bridge by ("King George
-   V" for "the King who made ..."), then holds its rarest words (IDF over the context's
-   sentences): the name the question starts from ("Decade", "Pocahontas Mounds") makes a sentence
-   the first hop, not a common name ("United States") or common words ("performance");
+   name, then holds a name carrying the noun the question describes its bridge by ("Harbour Road
+   pump" for "the pump that feeds ..."), then holds its rarest words (IDF over the context's
+   sentences): the name the question starts from ("Tank 3") makes a sentence the first hop, not a
+   common name ("United Kingdom") or common words ("operation");
 2. its bridge entities are the names it holds that the question does not say
    (bridge.bridge_entities, the rule the search's bridge step uses), leaving out the tail of a
-   name the question says ("School" of "Greenfield-Central High School");
-3. the question words it leaves unsaid ("sibling", "performer") are what the second hop says;
+   name the question says ("Depot" of "Harbour Road Depot");
+3. the question words it leaves unsaid ("maintains") are what the second hop says;
 4. every other sentence naming a bridge entity gains in_effect().answer.hop_weight x the best score x how much of
    the entity it names, more when it also holds unsaid words;
 5. the sentences right after it in its paragraph that go on by pronoun ("Shirley Temple Black
@@ -65,11 +65,11 @@ def second_hop(asked: Asked, found: list, embedder=None) -> list[str]:
     asked_words = set(words(question))
     best = sorted(range(len(found)), key=lambda i: -found[i].score)[:in_effect().answer.hop_first]
     # The first hop names what the question starts from: of the names the question says, the rarest
-    # ("Pocahontas Mounds", not "United States" in "... become part of the United States").
+    # ("Tank 3", not "United Kingdom" in "... the largest tank in the United Kingdom").
     named = {name: sum(idf.get(t, 0.0) for t in content_terms(name))
              for name, _, _ in bridge_names(question) if len(name) > 2}
     # Between sentences naming it equally, the one whose own names carry the noun the question
-    # describes its bridge by ("King George V" for "the King who made the 1925 Birthday Honours").
+    # describes its bridge by ("Harbour Road pump" for "the pump that feeds Tank 3").
     heads = set(asked.described)
     first = max(best, key=lambda i: (max((w for name, w in named.items() if name in found[i].text), default=0.0),
                                      _names_head(found[i].text, heads, asked_words),
@@ -90,7 +90,7 @@ def second_hop(asked: Asked, found: list, embedder=None) -> list[str]:
         naming = {}
         for i in range(len(found)):
             share = len(own & said[i]) / len(own)
-            if i != first and share >= 0.5:  # "Young" names "Neil Young"
+            if i != first and share >= 0.5:  # "Hale" names "Tom Hale"
                 naming[i] = share
         relevance = _relevance(f"{entity} {' '.join(sorted(unsaid))}", unsaid, naming, found, bags, embedder)
         for i, share in naming.items():
@@ -132,13 +132,13 @@ def _names_head(sentence: str, heads: set[str], asked: set[str]) -> bool:
 
 
 def _tail_of_asked_name(entity: str, sentence: str, asked: set[str]) -> bool:
-    """The entity is one word ending a capitalised name whose first words the question says: "School" in
-    "Greenfield-Central High School" for "... Greenfield-Central High ...", a leftover that would
-    raise every sentence about any school."""
-    if len(entity.split()) > 1:  # "Maryland Jousting" after a table's "Sport" header is a name of its own
+    """The entity is one word ending a capitalised name whose first words the question says: "Depot" in
+    "Harbour Road Depot" for "... Harbour Road ...", a leftover that would raise every sentence
+    about any depot."""
+    if len(entity.split()) > 1:  # "Harbour Road" after a table's "Site" header is a name of its own
         return False
     at = sentence.find(entity)
-    before = re.search(r"([\w'’&-]+)\s+$", sentence[:at]) if at > 0 else None  # "Greenfield, Indiana" is two
+    before = re.search(r"([\w'’&-]+)\s+$", sentence[:at]) if at > 0 else None  # "Leeds, Yorkshire" is two
     return bool(before) and before.group(1)[:1].isupper() and before.group(1).lower() in asked
 
 

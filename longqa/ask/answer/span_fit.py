@@ -42,7 +42,7 @@ def fits(span: Span, want: str) -> float:
 
 
 def names_head(span: Span, head: str | None) -> bool:
-    """The span carries the question's head noun ("Avery County" for "what county")."""
+    """The span carries the question's head noun ("Harbour Road Depot" for "what depot")."""
     return bool(head) and span.kind in ("name", "phrase") and any(
         w == head or w.rstrip("s") == head.rstrip("s") for w in words(span.text))
 
@@ -59,19 +59,18 @@ _ROLE_AFTER = re.compile(r"\s*,?\s+(?:is|was)?\s*(?:played|portrayed|voiced)\s+b
 
 
 def cast_as(span: Span, sentence: str, actor: set[str]) -> bool:
-    """The sentence casts the asked actor as the span: "Ewan McGregor as Lumière", "Lumière is
-    voiced by Ewan McGregor"."""
+    """The sentence casts the asked actor as the span: "Ana Ruiz as the Inspector", "the Inspector
+    is played by Ana Ruiz" (a theatre programme's cast list)."""
     if not actor or span.kind != "name" or span.start < 0 or set(words(span.text)) & actor:
         return False
     return bool(_named_around(span, sentence, _ROLE_BEFORE, _ROLE_AFTER) & actor)
 
 
 def casts(span: Span, sentence: str, role: set[str]) -> bool:
-    """The sentence casts the span in the asked role: "Rhys Darby as Charles", "Dan Stevens plays
-    the Beast", "Charles is played by Rhys Darby". A role asked as someone's relation ("marty's
-    sister": `role` holds the ROLE_OF marker) needs both words in what the cast line says of the
-    span: "Wendie Jo Sperber as Linda McFly , Marty 's older sister", not "Michael J. Fox as Marty
-    McFly"."""
+    """The sentence casts the span in the asked role: "Tom Hale as the Mayor", "Tom Hale plays the
+    Mayor", "the Mayor is played by Tom Hale". A role asked as someone's relation ("the mayor's
+    wife": `role` holds the ROLE_OF marker) needs both words in what the cast line says of the
+    span: "Jo Park as Ellen Hale, the Mayor's wife", not "Tom Hale as the Mayor"."""
     if not role or span.kind != "name" or span.start < 0:
         return False
     if ROLE_OF not in role:
@@ -82,7 +81,7 @@ def casts(span: Span, sentence: str, role: set[str]) -> bool:
 
 def _named_around(span: Span, sentence: str, before: re.Pattern, after: re.Pattern) -> set[str]:
     """The words a cast list gives the span's counterpart: those `before` finds just before the
-    span ("Jennifer Parker is played by" / "Ewan McGregor as") and `after` just after it."""
+    span ("the Inspector is played by" / "Ana Ruiz as") and `after` just after it."""
     found = before.search(sentence[max(0, span.start - 60):span.start])
     following = after.match(sentence, span.end)
     return ((set(words(found.group(1))) if found else set())
@@ -143,13 +142,13 @@ _VERBS = {"became", "become", "won", "lost", "left", "took", "sent", "began", "f
 def repeats_question(span: Span, asked: Asked) -> bool:
     """A span made only of the question's own words (a name's words perhaps as the question's
     initials) does not answer it, nor does a figure or date that holds a number the question
-    states ("3 June 1925" for "the King who made the 1925 Birthday Honours was born when?", "12
-    million" for "how many of the 12 million ...")."""
+    states ("3 June 2019" for "when did the 2019 inspection report its findings?", "12 million"
+    for "how many of the 12 million ...")."""
     said_words = set(asked.words)
     mine = [w for w in words(span.text) if w not in STOPWORDS]
     if span.kind in ("quantity", "date", "time") and any(w in said_words for w in mine if w[:1].isdigit()):
         return True
-    # "Robert Clark Seger" repeats "Robert C Seger": a name's word may stand as its initial
+    # "Anna Maria Ruiz" repeats "Anna M Ruiz": a name's word may stand as its initial
     initials = {w for w in said_words if len(w) == 1 and w.isalpha()} if span.kind == "name" else set()
     said = [w in said_words for w in mine]
     return any(said) and all(s or (len(w) > 1 and w[0] in initials) for w, s in zip(mine, said))
