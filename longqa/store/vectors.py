@@ -19,7 +19,7 @@ import sqlite_utils
 from longqa.errors import LongqaError
 from longqa.store import vector_file
 from longqa.store.db import database_file, database_name, transaction
-from longqa.store.nodes import LeafText, leaf_key
+from longqa.store.nodes import LeafText, leaf_count, leaf_key  # noqa: F401 (leaf_count is part of this module's API)
 
 
 @dataclass(frozen=True)
