@@ -13,8 +13,6 @@ from longqa.ask.search.steps import Step
 from longqa.ask.answer.grounded import Grounding, quote_of
 from longqa.retrieve.fusion import Fused
 
-NO_EVIDENCE = "The store has nothing relevant to this question."
-
 
 @dataclass
 class Refined:

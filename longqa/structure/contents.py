@@ -185,11 +185,10 @@ def _listed_headings(doc: ParsedDocument, headings: list[Heading]) -> set[tuple[
         number, row, line = lines[at]
         if run and number - run[-1][0] > 1:
             close()  # a run is lines in a row, with no heading or other block between
-        broken = at + 1 < len(lines) and lines[at + 1][0] - number <= 1 and names(
-            at, line.rstrip("-") + ("" if line.rstrip().endswith("-") else " ") + lines[at + 1][2].strip())
         if names(at, line):
             run.append((number, row))
-        elif broken:
+        elif at + 1 < len(lines) and lines[at + 1][0] - number <= 1 and names(  # a title broken over two lines
+                at, line.rstrip("-") + ("" if line.rstrip().endswith("-") else " ") + lines[at + 1][2].strip()):
             run += [(number, row), lines[at + 1][:2]]
             at += 1
         else:

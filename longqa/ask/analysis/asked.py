@@ -15,8 +15,6 @@ from longqa.ask.analysis import arithmetic, pairs, rules
 from longqa.ask.analysis.arithmetic import Arithmetic
 from longqa.text.words import STOPWORDS, content_terms, words
 
-_TIME_UNITS = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?|seconds?|days?|weeks?|months?|years?|decades?)\b", re.I)
-
 
 # What a question asks for, from its wording.
 # A passage to quote: "Highlight the parts of this contract ...", and requests for a procedure or
