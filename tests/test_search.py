@@ -300,6 +300,22 @@ def test_decisions_weighted_by_measured_skill():
     assert skill.weight(None, "sufficiency") == 0.0
 
 
+def test_a_broken_decisions_table_is_one_clear_error(tmp_path, monkeypatch):
+    from longqa.errors import ModelError
+    from longqa.models import skill
+
+    broken = tmp_path / "decisions.json"
+    broken.write_text('{"models": {"gemma-3-270m": {"decisions": {"scope": {"skill": 0.7}}}}}', encoding="utf-8")
+    monkeypatch.setattr(skill, "DECISIONS_FILE", broken)
+    skill.measured.cache_clear()
+    try:
+        with pytest.raises(ModelError, match=r"decisions.json: not a table of measured decisions \(KeyError") as caught:
+            skill.measured()
+        assert "\n" not in str(caught.value)
+    finally:
+        skill.measured.cache_clear()
+
+
 def test_decisions_at_chance_are_not_asked(filing_db):
     generator = FakeGenerator()
     generator.name = "gemma-3-270m-q4_k_m"  # measured: type and outline choice at chance

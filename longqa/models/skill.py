@@ -15,6 +15,8 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from longqa.errors import ModelError
+
 DECISIONS_FILE = Path(__file__).with_name("data") / "decisions.json"
 
 
@@ -24,9 +26,13 @@ def measured() -> dict[str, dict[str, tuple[float, float]]]:
     `python bench/decisions.py --out` wrote them (the file records each table's command, commit,
     date, half, question count and load). A decision a measured model was not scored on (free text,
     say) does not steer for it."""
-    tables = json.loads(DECISIONS_FILE.read_text(encoding="utf-8"))["models"]
-    return {prefix: {name: (float(row["skill"]), float(row["chance"])) for name, row in table["decisions"].items()}
-            for prefix, table in tables.items()}
+    try:
+        tables = json.loads(DECISIONS_FILE.read_text(encoding="utf-8"))["models"]
+        return {prefix: {name: (float(row["skill"]), float(row["chance"])) for name, row in table["decisions"].items()}
+                for prefix, table in tables.items()}
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ModelError(f"{DECISIONS_FILE}: not a table of measured decisions ({type(exc).__name__}: {exc}); "
+                         "reinstall longqa") from None
 
 
 def weight(generator, decision: str) -> float:
