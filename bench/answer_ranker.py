@@ -24,9 +24,7 @@ import datetime
 import hashlib
 import json
 import math
-import os
 import sqlite3
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -34,12 +32,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from longqa.ask.answer import choose  # noqa: E402
 from longqa.ask.answer.features import FEATURES, MODEL_FEATURES, TYPED  # noqa: E402
 from longqa.linear import confidence_inputs  # noqa: E402
 from longqa.ask.settings import DEFAULTS  # noqa: E402
 from longqa.eval.metrics import token_f1  # noqa: E402
+from fitting import commit, fit_listwise, fit_logistic, fold_of, load, standardise  # noqa: E402
 
 RIGHT = 0.5  # token F1 from which a candidate counts as right
 SHORTLIST = DEFAULTS.answer.max_candidates  # the shortlist the pipeline keeps
@@ -125,7 +125,7 @@ def collect(args) -> None:
     runner.run(args.questions, fresh=True)
     out.close()
     print(f"collected {sum(1 for _ in open(args.work_dir / 'candidates.jsonl'))} questions "
-          f"(half={args.half}) load={_load()}")
+          f"(half={args.half}) load={load()}")
 
 
 # -- data ---------------------------------------------------------------------------------------
@@ -168,53 +168,6 @@ def with_model_features(shortlist: list[dict]) -> None:
 
 
 # -- the model ----------------------------------------------------------------------------------
-def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, float]:
-    """L2-regularised logistic regression (bias unpenalised) by Newton's method."""
-    n, d = x.shape
-    a = np.hstack([x, np.ones((n, 1))])
-    w = np.zeros(d + 1)
-    penalty = np.full(d + 1, lam)
-    penalty[-1] = 0.0
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-np.clip(a @ w, -30, 30)))
-        grad = a.T @ (p - y) + penalty * w
-        hess = (a * (p * (1 - p))[:, None]).T @ a + np.diag(penalty + 1e-9)
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-7:
-            break
-    return w[:-1], float(w[-1])
-
-
-def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], lam: float) -> np.ndarray:
-    """L2-regularised conditional logit (a softmax over each question's candidates) by Newton's
-    method: the likelihood that each question's pick is one of its right candidates. Questions with
-    no right candidate teach nothing about which to pick and are left out. No bias: a softmax is
-    blind to one."""
-    groups = [(x, y / y.sum()) for x, y in groups if len(y) > 1 and y.sum() > 0]
-    if not groups:
-        return np.zeros(0)
-    x = np.vstack([g[0] for g in groups])
-    q = np.concatenate([g[1] for g in groups])
-    starts = np.cumsum([0] + [len(g[1]) for g in groups[:-1]])
-    member = np.repeat(np.arange(len(groups)), [len(g[1]) for g in groups])
-    d = x.shape[1]
-    w = np.zeros(d)
-    for _ in range(50):
-        z = x @ w
-        z = z - np.maximum.reduceat(z, starts)[member]
-        e = np.exp(z)
-        p = e / np.add.reduceat(e, starts)[member]
-        per_group = np.add.reduceat(x * p[:, None], starts)  # each question's expected feature vector
-        grad = x.T @ (p - q) + lam * w
-        hess = (x * p[:, None]).T @ x - per_group.T @ per_group + np.diag(np.full(d, lam + 1e-9))
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-7:
-            break
-    return w
-
-
 def fit_model(objective: str, lists: list[list[dict]], names: list[str], lam: float):
     """(mean, scale, weights, bias) of one stage fitted on `lists` (one candidate list a question):
     `pointwise`, a logistic model of each candidate being right; `listwise`, a softmax over each
@@ -230,14 +183,8 @@ def fit_model(objective: str, lists: list[list[dict]], names: list[str], lam: fl
     return mean, scale, fit_listwise(groups, lam), 0.0
 
 
-def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    return mean, np.where(scale > 1e-9, scale, 1.0)
-
-
 def folds_of(rows: list[dict]) -> list[int]:
-    """A stable fold per question (by a hash of its id)."""
-    return [int(hashlib.sha1(r["id"].encode()).hexdigest(), 16) % FOLDS for r in rows]
+    return [fold_of(r["id"], FOLDS) for r in rows]
 
 
 def stage_scores(rows, lists, names, lam, objective: str) -> list[np.ndarray]:
@@ -372,7 +319,7 @@ def choose_objective(rows, names) -> tuple[tuple[str, str], float, float]:
 def fit(args) -> None:
     rows = load_questions(args.candidates)
     names = list(FEATURES)
-    print(f"{len(rows)} questions, {sum(len(r['candidates']) for r in rows)} candidates, load={_load()}")
+    print(f"{len(rows)} questions, {sum(len(r['candidates']) for r in rows)} candidates, load={load()}")
     objective, lam_prior, lam_final = choose_objective(rows, names)
     calibrated_on = "score" if objective[1] == "pointwise" else "share"
     print(f"objectives: prior {objective[0]}, final {objective[1]}")
@@ -403,7 +350,7 @@ def fit(args) -> None:
                "calibration": calibration, "calibrated_on": calibrated_on, "threshold": args.threshold,
                "provenance": {
                    "command": "python bench/answer_ranker.py fit " + " ".join(sys.argv[2:]),
-                   "commit": _commit(), "date": datetime.date.today().isoformat(),
+                   "commit": commit(), "date": datetime.date.today().isoformat(),
                    "data_sha256": hashlib.sha256(args.candidates.read_bytes()).hexdigest()[:16],
                    "questions": len(rows), "label": f"token F1 with a gold answer >= {RIGHT}",
                    "objectives": {"prior": objective[0], "final": objective[1]}, "regularisation": {"prior": lam_prior, "final": lam_final},
@@ -439,22 +386,10 @@ def score(args) -> None:
         by["all"].append(top["f1"])
         ranked = sorted(zip(final, short), key=lambda t: -t[0])
         by["gold among top 3"].append(float(any(c["f1"] >= RIGHT for _, c in ranked[:3])))
-    print(f"{len(rows)} questions, load={_load()}")
+    print(f"{len(rows)} questions, load={load()}")
     for name, values in sorted(by.items()):
         print(f"  {name:18} n={len(values):3}  {np.mean(values):.3f}")
     reliability(np.array(confidences), np.array(f1s))
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:

@@ -8,8 +8,12 @@ turns them into each item's log-odds share of the list's softmax before they are
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
+
+from longqa.errors import LongqaError
 
 
 @dataclass(frozen=True)
@@ -44,3 +48,20 @@ def confidence_inputs(scores: list[float], on: str) -> list[float]:
 def sigmoid(z: float) -> float:
     """The logistic function, clipped so that extreme scores cannot overflow."""
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def read_stage(path: Path, known: set[str], what: str) -> tuple[Stage, dict] | None:
+    """A one-stage weights file (weights, means, scales, bias, provenance) and its provenance; None
+    when there is no such file. A file that cannot be read as one, or that weights a feature not in
+    `known`, is a one-line error naming it and `what` it should be."""
+    if not Path(path).exists():
+        return None
+    try:
+        table = json.loads(Path(path).read_text(encoding="utf-8"))
+        stage = Stage(dict(table["weights"]), dict(table["means"]), dict(table["scales"]), float(table.get("bias", 0.0)))
+        unknown = set(stage.weights) - set(known)
+        if unknown:
+            raise ValueError(f"unknown features {sorted(unknown)}")
+        return stage, dict(table.get("provenance", {}))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise LongqaError(f"{path}: not {what} ({type(exc).__name__}: {exc})") from None

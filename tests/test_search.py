@@ -105,9 +105,11 @@ def test_every_leaf_of_a_candidate_document_gets_a_local_score(tmp_path, db_path
 
 def test_whole_document_scoring_fills_the_budget(filing_db):
     question = "What net revenue did Orion Foods report?"
-    whole = make_pipeline(filing_db, FakeGenerator(), budget=400, k=1, use_loop=False).retrieve_context(question)
+    # the hand-weighted leaf score, whose only signal outside the first stage's hits is this one
+    whole = make_pipeline(filing_db, FakeGenerator(), budget=400, k=1, use_loop=False,
+                          learned_leaves=False).retrieve_context(question)
     hits_only = make_pipeline(filing_db, FakeGenerator(), budget=400, k=1, whole_documents=False,
-                              use_loop=False).retrieve_context(question)
+                              use_loop=False, learned_leaves=False).retrieve_context(question)
     # first-stage retrieval returned one leaf per retriever: only their section had a score
     assert {p.section for p in hits_only.passages} == {"Results"}
     # every leaf sharing the question's words now scores, wherever it is, and fills the budget

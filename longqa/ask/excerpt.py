@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from longqa import tokens
+from longqa.ask import excerpt_ranker
 from longqa.ask.answer import fields
 from longqa.ask.answer import focus
 from longqa.ask.answer import hops
@@ -84,13 +85,19 @@ def excerpt(asked: Asked, passages: list[Passage], budget: int, settings: Search
 def _sentences(asked, found, budget, settings, leaf_scores, embedder, query_vector, spread, queries,
                second_hop):
     """The best sentences under `budget`, as (context position, passage) per kept paragraph."""
-    score_with_search(asked, found, embedder, query_vector, queries=queries, leaf_scores=leaf_scores,
-                      leaf_weight=settings.excerpt_leaf_weight)
-    focus.raise_fitting(asked, found, settings.excerpt_kind_weight)
-    focus.raise_cast(asked, found)
-    if second_hop:
-        hops.second_hop(asked, found, embedder)
-    fields.raise_match(asked, found)
+    ranker = excerpt_ranker.load() if settings.learned_excerpt else None
+    if ranker is not None:
+        readings = _readings(asked, found, embedder, query_vector, queries, leaf_scores, second_hop)
+        for sentence, values in zip(found, excerpt_ranker.features(asked.question, found, readings)):
+            sentence.score = ranker.score(values)
+    else:
+        score_with_search(asked, found, embedder, query_vector, queries=queries, leaf_scores=leaf_scores,
+                          leaf_weight=settings.excerpt_leaf_weight)
+        focus.raise_fitting(asked, found, settings.excerpt_kind_weight)
+        focus.raise_cast(asked, found)
+        if second_hop:
+            hops.second_hop(asked, found, embedder)
+        fields.raise_match(asked, found)
     kept: list[focus.Sentence] = []
     used = 0
     for sentence in focus.ranked(found, spread, part=lambda s: s.leaf.parent_id):
@@ -109,6 +116,25 @@ def _sentences(asked, found, budget, settings, leaf_scores, embedder, query_vect
         kept.remove(min(kept, key=lambda s: (s.score, -s.order)))
         out = _passages(kept)
     return out
+
+
+def _readings(asked, found, embedder, query_vector, queries, leaf_scores, second_hop) -> excerpt_ranker.Readings:
+    """The focus score of each sentence and what each of the excerpt's readings of the question adds
+    to it (the same steps the hand-weighted score sums), for the learned sentence score."""
+    score_with_search(asked, found, embedder, query_vector, queries=queries)
+    readings = excerpt_ranker.Readings([s.score for s in found], [leaf_scores.get(s.leaf.id, 0.0) for s in found])
+    top = max(readings.focus, default=0.0) or 1.0
+
+    def added(step) -> list[float]:
+        before = [s.score for s in found]
+        step()
+        return [(s.score - b) / top for s, b in zip(found, before)]
+
+    readings.kind_fit = [float(d > 0) for d in added(lambda: focus.raise_fitting(asked, found, 1.0))]
+    readings.cast = [float(d > 0) for d in added(lambda: focus.raise_cast(asked, found))]
+    readings.hop = added(lambda: hops.second_hop(asked, found, embedder)) if second_hop else []
+    readings.asked_field = [float(d != 0) for d in added(lambda: fields.raise_match(asked, found))]
+    return readings
 
 
 def _passages(kept: list[focus.Sentence]) -> list[tuple[int, Passage]]:

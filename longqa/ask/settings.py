@@ -71,6 +71,10 @@ class SearchSettings:
     whole_documents: bool = tunable(
         True, "score every leaf of every candidate document (BM25 + cosine), not only first-stage "
         "hits (False: the old behaviour, kept as an ablation)", "LongRefiner's local score as written")
+    learned_leaves: bool = tunable(
+        True, "score the candidate documents' leaves with the learned leaf ranker (ask/search/leaf_ranker.json) "
+        "rather than the hand-weighted BM25 + cosine × document prior with back matter scaled down (False: an "
+        "ablation)", "bench/leaf_ranker.py, tune half; the ablation longqa-hand-leaves measures it")
     back_matter_weight: float = tunable(
         0.3, "local scores of the leaves under a References, External links, Bibliography or Notes heading "
         "are scaled by this unless the question asks about sources (ask/back_matter.py; 1: off)", SPOT)
@@ -113,6 +117,10 @@ class SearchSettings:
         0.0, "when the context is cut to sentences, the search's best passages are first kept whole while they "
         "fit in this share of the budget (0: every passage is cut to its best sentences)",
         "tune half at 500 tokens, before the second hop: 0 → 0.423, 0.5 → 0.413")
+    learned_excerpt: bool = tunable(
+        True, "order a tight-budget context's sentences by the learned sentence ranker (ask/excerpt_ranker.json) "
+        "rather than focus + excerpt_leaf_weight × the paragraph's score + excerpt_kind_weight (False: an ablation)",
+        "bench/excerpt_ranker.py, tune half; the ablation longqa-hand-excerpt measures it")
     excerpt_leaf_weight: float = tunable(
         0.3, "a sentence's excerpt score adds this × its paragraph's search score (relative to the best): "
         "what the search knew of the paragraph (section titles, bridge hops) counts for its sentences",

@@ -13,7 +13,7 @@ feeds refine.score_trees, which averages it up the tree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import sqlite_utils
@@ -27,6 +27,7 @@ class LocalScores:
     fused: dict[int, float]  # leaf id -> weighted sum of the normalised signals, in [0, 1]
     bm25: dict[int, float]  # leaf id -> normalised BM25 (0 = no shared word)
     dense: dict[int, float]  # leaf id -> normalised cosine (empty without vectors)
+    cosine: dict[int, float] = field(default_factory=dict)  # leaf id -> raw cosine (empty without vectors)
 
 
 def min_max(values: dict[int, float], floor: float | None = None) -> dict[int, float]:
@@ -51,6 +52,7 @@ def local_scores(
     raw_bm25 = {k: v for k, v in bm25.scores_in_documents(db, question, doc_ids).items() if k in wanted}
     norm_bm25 = min_max({leaf: raw_bm25.get(leaf, 0.0) for leaf in leaf_ids}, floor=0.0)
     norm_dense: dict[int, float] = {}
+    raw_dense: dict[int, float] = {}
     if vectors is not None and query_vector is not None and len(vectors):
         ids, cosines = vectors.scores(query_vector, doc_ids)
         raw_dense = {int(i): float(s) for i, s in zip(ids, cosines) if int(i) in wanted}
@@ -61,4 +63,4 @@ def local_scores(
     if not norm_dense:
         w_bm25, w_dense = 1.0, 0.0
     fused = {leaf: w_bm25 * norm_bm25.get(leaf, 0.0) + w_dense * norm_dense.get(leaf, 0.0) for leaf in leaf_ids}
-    return LocalScores(fused, norm_bm25, norm_dense)
+    return LocalScores(fused, norm_bm25, norm_dense, raw_dense)

@@ -47,10 +47,15 @@ def back_matter_leaves(root: Node) -> set[int]:
     return found
 
 
+def asks_sources(question: str) -> bool:
+    """True when the question asks about references, citations or links: back matter is what it wants."""
+    return bool(_ASKS_SOURCES.search(question))
+
+
 def weight_back_matter(question: str, roots: list[Node], scores: dict[int, float]) -> dict[int, float]:
     """`scores` with the back matter's leaves scaled by in_effect().search.back_matter_weight (unchanged when the
     question asks about sources or the weight is 1)."""
-    if in_effect().search.back_matter_weight >= 1.0 or _ASKS_SOURCES.search(question):
+    if in_effect().search.back_matter_weight >= 1.0 or asks_sources(question):
         return scores
     back = set().union(*(back_matter_leaves(root) for root in roots)) if roots else set()
     if not back:

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from longqa.ask.search import outline_choice
 from longqa.ask.search import queries
 from longqa.models import skill
-from longqa.ask.search.back_matter import weight_back_matter
+from longqa.ask.search import leaf_ranker
+from longqa.ask.search.back_matter import asks_sources, weight_back_matter
 from longqa.ask.search.refine import score_trees, select, select_flat
 from longqa.ask.search.loop import Search
 from longqa.ask.search.steps import add_step
@@ -175,9 +176,15 @@ class Planner:
             scores = {leaf: first.get(leaf, 0.0) * prior.get(doc, 1.0) for leaf, doc in leaves.items()}
         else:
             vectors, query_vector = self.vectors_of(query)
-            whole = local_scores(self.context.db, query, list(leaves), ranked, self.analysis.pattern,
-                                 vectors, query_vector).fused
-            scores = {leaf: max(first.get(leaf, 0.0), whole[leaf]) * prior.get(doc, 1.0)
+            local = local_scores(self.context.db, query, list(leaves), ranked, self.analysis.pattern,
+                                 vectors, query_vector)
+            ranker = leaf_ranker.load() if self.settings.learned_leaves else None
+            if ranker is not None:
+                table = leaf_ranker.features(leaf_ranker.LeafInputs(
+                    query, roots, local.fused, local.bm25, local.dense, local.cosine, first,
+                    document_weights(best, ranked), asks_sources(self.question)))
+                return roots, ranker.scores(table)
+            scores = {leaf: max(first.get(leaf, 0.0), local.fused[leaf]) * prior.get(doc, 1.0)
                       for leaf, doc in leaves.items()}
         return roots, weight_back_matter(self.question, roots, scores)
 
