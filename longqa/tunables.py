@@ -8,9 +8,10 @@ from dataclasses import field, fields, is_dataclass
 from typing import Any
 
 
-def tunable(default: Any, what: str, chosen: str) -> Any:
-    """A dataclass field with its default, what it is, and how the default was chosen."""
-    return field(default=default, metadata={"what": what, "chosen": chosen})
+def tunable(default: Any, what: str, chosen: str, unlearned: str = "") -> Any:
+    """A dataclass field with its default, what it is, how the default was chosen and, for a value
+    set by hand where a learned one could stand, why it is not learned."""
+    return field(default=default, metadata={"what": what, "chosen": f"{chosen}; not learned: {unlearned}" if unlearned else chosen})
 
 
 def described(settings: Any, prefix: str = "") -> list[tuple[str, Any, str, str]]:

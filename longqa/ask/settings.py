@@ -29,6 +29,14 @@ from longqa.tunables import described, tunable
 
 TUNE = "tune-half eval runs"
 SPOT = "by hand, tune-half spot checks"
+# Why a hand-set search value is not learned (printed after how it was chosen).
+SWITCH = "a switch between methods, measured by its ablation, not a weight"
+CAP = "a cap on cost (documents, steps, tokens, seconds), not a score"
+SEQUENCE = ("it acts on the order of the search's picks and on the fill, which the per-leaf ranker does not "
+            "model (its labels say which leaves hold the answer, not which pick comes next)")
+SHAPE = ("it sets how much text comes along with a pick (a sentence's end, a table after its caption): a "
+         "reading of layout, not of relevance")
+ABLATION = "used only by the hand-weighted ablation; the learned ranker reads the same signal as a feature"
 
 
 @dataclass(frozen=True)
@@ -56,146 +64,146 @@ class SearchSettings:
     # -- which documents are refined (retrieve/docscore.py) ------------------------------------
     doc_relative: float = tunable(
         0.5, "a document is a refinement candidate when its best leaf scores at least this × the best "
-        "document's", TUNE)
-    max_docs: int = tunable(8, "most candidate documents refined per question", "LongRefiner refines the top 8")
+        "document's", TUNE, unlearned=SEQUENCE)
+    max_docs: int = tunable(8, "most candidate documents refined per question", "LongRefiner refines the top 8", unlearned=CAP)
     spread_docs: int = tunable(
         8, "when the search ends without sufficient evidence, the best leaf of each of this many best "
         "candidate documents joins the context right after the search's best pick, before its other picks "
         "and the fill (0 or 1: off)", "tune half: L-Eval 31 → 32 of 161 answers in context, no answer lost; "
-        "always spreading: 33 but MuSiQue evidence 0.88 → 0.85")
+        "always spreading: 33 but MuSiQue evidence 0.88 → 0.85", unlearned=SEQUENCE)
     doc_prior: bool = tunable(
         True, "scale a weaker candidate's leaves by its score relative to the best document's, so the "
-        "budget goes first to the document the question is about", TUNE)
+        "budget goes first to the document the question is about", TUNE, unlearned=ABLATION)
 
     # -- local scores (retrieve/local.py) ------------------------------------------------------
     whole_documents: bool = tunable(
         True, "score every leaf of every candidate document (BM25 + cosine), not only first-stage "
-        "hits (False: the old behaviour, kept as an ablation)", "LongRefiner's local score as written")
+        "hits (False: the old behaviour, kept as an ablation)", "LongRefiner's local score as written", unlearned=SWITCH)
     learned_leaves: bool = tunable(
         True, "score the candidate documents' leaves with the learned leaf ranker (ask/search/leaf_ranker.json) "
         "rather than the hand-weighted BM25 + cosine × document prior with back matter scaled down (False: an "
-        "ablation)", "bench/leaf_ranker.py, tune half; the ablation longqa-hand-leaves measures it")
+        "ablation)", "bench/leaf_ranker.py, tune half; the ablation longqa-hand-leaves measures it", unlearned=SWITCH)
     back_matter_weight: float = tunable(
         0.3, "local scores of the leaves under a References, External links, Bibliography or Notes heading "
-        "are scaled by this unless the question asks about sources (ask/back_matter.py; 1: off)", SPOT)
+        "are scaled by this unless the question asks about sources (ask/back_matter.py; 1: off)", SPOT, unlearned=ABLATION)
     fill_floor: float = tunable(
-        0.1, "nodes scoring under this × the best are never chosen, not even to fill the budget", SPOT)
+        0.1, "nodes scoring under this × the best are never chosen, not even to fill the budget", SPOT, unlearned=SEQUENCE)
     fill_run_weight: float = tunable(
         0.8, "when the rest of the budget is filled, the next two leaves of each search pick's section score "
         "at least this × and this² × the pick's score (the two before it also × previous_weight / "
         "neighbour_weight), so a passage running over several leaves stays contiguous (0: off)", "tune-half eval runs: 0.7, 0.8 and 0.9 alike; 0 lost FinanceBench "
-        "evidence (0.33 against 0.44-0.56 on 9 questions)")
+        "evidence (0.33 against 0.44-0.56 on 9 questions)", unlearned=SEQUENCE)
     continuation_tokens: int = tunable(
         120, "a chosen leaf whose text stops mid-sentence (ends on a word or a comma: a long PDF paragraph cut "
         "at the leaf size, an infobox cut between label and value) brings the next leaf of its document, and "
         "one opening mid-sentence (on a lower-case word) the leaf before, when that costs at most this many "
         "tokens (0: off)",
         "tune-half eval run at 2,000 tokens: answer recall 0.596 -> 0.606 (one infobox value), nothing lost; "
-        "500 tokens unchanged")
+        "500 tokens unchanged", unlearned=SHAPE)
     caption_tokens: int = tunable(
         400, "a chosen leaf that announces what follows (ends on a colon, or on a table's units line such as "
         "'(In thousands)') brings the leaves after it in its section and on the page where it ends, in order, "
         "while they fit in this many tokens: a table's caption comes with its table (0: off)",
         "tune half at 2,000 tokens: FinanceBench evidence 0.556 -> 0.667 (9 questions: MGM's EBITDAR table "
         "after its caption), the 120-question set and 150 L-Eval questions unchanged, 500 tokens unchanged; F1 "
-        "0.485 -> 0.475 (one table answer moved by the reordered context)")
+        "0.485 -> 0.475 (one table answer moved by the reordered context)", unlearned=SHAPE)
 
     duplicate_share: float = tunable(
         0.6, "a leaf whose word trigrams are at least this share inside a leaf already chosen is not chosen "
         "again (corpora repeat paragraphs: two copies of one Wikipedia list, a filing's boilerplate; 0: off)",
-        SPOT)
+        SPOT, unlearned=SEQUENCE)
 
     excerpt_below: int = tunable(
         1000, "below this context budget the search fills `excerpt_pool` tokens and the context keeps the "
         "best sentences of it under the budget (ask/excerpt.py; 0: off)",
         "tune half: at 500 tokens 0.356 → 0.500 answers in context; at 2,000 (from 4,000) answers 0.596 → "
-        "0.606 but evidence 0.864 → 0.841, so whole paragraphs stay from 1,000 up")
+        "0.606 but evidence 0.864 → 0.841, so whole paragraphs stay from 1,000 up", unlearned=CAP)
     excerpt_pool: int = tunable(
         2000, "how many tokens the search fills when the context will be cut to its best sentences",
-        "tune half at 500 tokens: 2,000 → 0.500, 3,000 → 0.490")
+        "tune half at 500 tokens: 2,000 → 0.500, 3,000 → 0.490", unlearned=CAP)
     excerpt_whole_share: float = tunable(
         0.0, "when the context is cut to sentences, the search's best passages are first kept whole while they "
         "fit in this share of the budget (0: every passage is cut to its best sentences)",
-        "tune half at 500 tokens, before the second hop: 0 → 0.423, 0.5 → 0.413")
+        "tune half at 500 tokens, before the second hop: 0 → 0.423, 0.5 → 0.413", unlearned=SEQUENCE)
     learned_excerpt: bool = tunable(
         True, "order a tight-budget context's sentences by the learned sentence ranker (ask/excerpt_ranker.json) "
         "rather than focus + excerpt_leaf_weight × the paragraph's score + excerpt_kind_weight (False: an ablation)",
-        "bench/excerpt_ranker.py, tune half; the ablation longqa-hand-excerpt measures it")
+        "bench/excerpt_ranker.py, tune half; the ablation longqa-hand-excerpt measures it", unlearned=SWITCH)
     excerpt_leaf_weight: float = tunable(
         0.3, "a sentence's excerpt score adds this × its paragraph's search score (relative to the best): "
         "what the search knew of the paragraph (section titles, bridge hops) counts for its sentences",
-        "tune half at 500 tokens: 0.15 → 0.500, 0.3 → 0.500 (evidence 0.511 against 0.487), 0.5 → 0.490")
+        "tune half at 500 tokens: 0.15 → 0.500, 0.3 → 0.500 (evidence 0.511 against 0.487), 0.5 → 0.490", unlearned=ABLATION)
     excerpt_kind_weight: float = tunable(
         0.3, "when the question wants a date, a figure, a duration or a frequency, a sentence holding a span "
         "of that kind adds this × the best sentence's excerpt score (one without one cannot answer it)",
-        "tune half at 500 tokens: 0 → 0.500 answers in context, 0.3 → 0.538, 0.6 → 0.538")
+        "tune half at 500 tokens: 0 → 0.500 answers in context, 0.3 → 0.538, 0.6 → 0.538", unlearned=ABLATION)
 
     # -- the search loop (ask/search.py) -------------------------------------------------------
     use_loop: bool = tunable(True, "run the search loop (False: plain LongRefiner greedy selection, an ablation)",
-                             "ablation switch")
+                             "ablation switch", unlearned=SWITCH)
     confidence: float = tunable(
-        0.75, "the evidence suffices when the combined sufficiency reaches this (PECAN's t_p)", TUNE)
-    patience: int = tunable(1, "stop after this many steps judged sufficient (PECAN's t_n)", TUNE)
-    max_nodes: int = tunable(8, "cap on node-adding steps", TUNE)
+        0.75, "the evidence suffices when the combined sufficiency reaches this (PECAN's t_p)", TUNE, unlearned=SEQUENCE)
+    patience: int = tunable(1, "stop after this many steps judged sufficient (PECAN's t_n)", TUNE, unlearned=SEQUENCE)
+    max_nodes: int = tunable(8, "cap on node-adding steps", TUNE, unlearned=CAP)
     max_seconds: float = tunable(10.0, "safety cap on seconds spent in the loop (model probes included), for "
                                  "slow servers; with the default models the step caps end the loop first",
                                  "results must not depend on machine load: at 1.2 s the cap cut 16 of 150 "
-                                 "report questions' searches under load 2 (99th percentile 4.3 s)")
-    seed_leaves: int = tunable(8, "the best leaves that start the frontier", TUNE)
+                                 "report questions' searches under load 2 (99th percentile 4.3 s)", unlearned=CAP)
+    seed_leaves: int = tunable(8, "the best leaves that start the frontier", TUNE, unlearned=SEQUENCE)
     neighbour_weight: float = tunable(
         0.7, "the next leaf of a selected leaf enters the frontier with this × its priority (text "
-        "announces what follows it: a table after its lead-in)", "GARLIC's successor score; " + TUNE)
+        "announces what follows it: a table after its lead-in)", "GARLIC's successor score; " + TUNE, unlearned=SEQUENCE)
     previous_weight: float = tunable(0.6, "the previous leaf of a selected leaf enters with this × its priority",
-                                     "GARLIC's successor score; " + TUNE)
+                                     "GARLIC's successor score; " + TUNE, unlearned=SEQUENCE)
     parent_weight: float = tunable(0.5, "a selected leaf's parent section enters with this × its priority",
-                                   "GARLIC's successor score; " + TUNE)
+                                   "GARLIC's successor score; " + TUNE, unlearned=SEQUENCE)
     probe_tokens: int = tunable(
         80, "each selected node is shown to the sufficiency probe cut to this many tokens (one "
-        "KV-cached prefix per question)", "latency: a step costs only the new node's tokens")
-    max_hops: int = tunable(2, "most bridge hops (a new query with an entity read from the evidence)", TUNE)
+        "KV-cached prefix per question)", "latency: a step costs only the new node's tokens", unlearned=CAP)
+    max_hops: int = tunable(2, "most bridge hops (a new query with an entity read from the evidence)", TUNE, unlearned=CAP)
     hop_after: int = tunable(
-        3, "picks the first hop waits for (the best leaf alone is often a near miss)", TUNE)
+        3, "picks the first hop waits for (the best leaf alone is often a near miss)", TUNE, unlearned=SEQUENCE)
     parent_gather: float = tunable(
         0.33, "when the rest of a selected leaf's parent fits in this share of the budget, the parent enters "
         "with parent_weight × the leaf's priority × the number of its children already selected: a small "
         "section whose leaves keep being chosen comes in whole (0: off)",
         "tune half unchanged (120 questions at 2,000 and 500 tokens, FinanceBench; F1 0.475 -> 0.474); "
         "the share set by hand, not swept: a statement page is about 600 tokens, and a report-half answer "
-        "showed a whole 1,200-token note crowding a table out")
-    bridge_weight: float = tunable(1.0, "a bridge hit enters the frontier with its fused score × this", TUNE)
+        "showed a whole 1,200-token note crowding a table out", unlearned=SEQUENCE)
+    bridge_weight: float = tunable(1.0, "a bridge hit enters the frontier with its fused score × this", TUNE, unlearned=SEQUENCE)
     precise_mode: bool = tunable(
         True, "when the loop ends judged insufficient but retrieval found relevant material, retry "
-        "once with the best whole sections", "OkraLong's precise mode")
+        "once with the best whole sections", "OkraLong's precise mode", unlearned=SWITCH)
     precise_margin: float = tunable(
-        0.05, "the whole sections are kept only when the sufficiency check rises by this much", TUNE)
+        0.05, "the whole sections are kept only when the sufficiency check rises by this much", TUNE, unlearned=SEQUENCE)
     shape_missing: float = tunable(
         0.5, "the coverage rule is multiplied by this while no figure, date or name of the asked kind "
-        "is among the picks", SPOT)
+        "is among the picks", SPOT, unlearned=SEQUENCE)
 
     search: str = tunable(
         "tree", "which search: tree (this loop over the document trees), graph (GARLIC's best-first search "
         "over the information-point graph of `ingest --graph`, ask/graph_search.py; a document without a "
         "current graph falls back to tree) or auto (graph when every candidate document has a current "
-        "graph, else tree)", "the user's choice (--search)")
+        "graph, else tree)", "the user's choice (--search)", unlearned=SWITCH)
     graph_max_nodes: int = tunable(
         16, "cap on the graph search's node-adding steps (points are one sentence each, so it takes more "
-        "steps than the tree search)", SPOT)
+        "steps than the tree search)", SPOT, unlearned=CAP)
     graph_seed_share: float = tunable(
         0.75, "the graph search first visits the retrieval's best leaves (BM25 + cosine over the whole "
         "document, the tree search's seeds), best first, while they fit in this share of the budget; the "
-        "graph leads the rest", TUNE)
+        "graph leads the rest", TUNE, unlearned=SEQUENCE)
 
     # -- RDR2's router (ask/router.py) -----------------------------------------------------------
     router: str = tunable(
         "auto", "RDR2's ANSWER / EXPAND / REFUSE move each step: auto = only when the model's measured "
         "router skill is above chance (gemma-3-270m's is not: no latency added), on = always, off = never",
-        "bench/decisions.py --decisions router, tune half")
+        "bench/decisions.py --decisions router, tune half", unlearned=SWITCH)
     router_tokens: int = tunable(600, "the serialised subtree shown to the router is cut to this many tokens",
-                                 "latency: ~170 tokens of worked example come on top")
-    router_frontier: int = tunable(8, "frontier nodes shown to the router, best first", SPOT)
-    router_hidden_words: int = tunable(10, "words shown of a leaf not opened yet (then '…'); headings in full", SPOT)
-    router_open_words: int = tunable(40, "words shown of an opened (selected) leaf", SPOT)
-    router_max_answer: int = tunable(4, "most ids an ANSWER move may list", SPOT)
+                                 "latency: ~170 tokens of worked example come on top", unlearned=CAP)
+    router_frontier: int = tunable(8, "frontier nodes shown to the router, best first", SPOT, unlearned=CAP)
+    router_hidden_words: int = tunable(10, "words shown of a leaf not opened yet (then '…'); headings in full", SPOT, unlearned=CAP)
+    router_open_words: int = tunable(40, "words shown of an opened (selected) leaf", SPOT, unlearned=CAP)
+    router_max_answer: int = tunable(4, "most ids an ANSWER move may list", SPOT, unlearned=CAP)
 
     def but(self, **changes) -> "SearchSettings":
         return replace(self, **changes)
