@@ -70,8 +70,12 @@ def test_the_shipped_weights_load_and_score_on_the_searchs_scale(tmp_path):
     assert ranker is not None, "leaf_ranker.json ships with the package"
     assert set(ranker.stage.weights) <= set(leaf_ranker.FEATURES)
     assert ranker.provenance["command"].startswith("python bench/leaf_ranker.py fit")
-    scores = ranker.scores(leaf_ranker.features(_inputs(tmp_path, "How often is the impeller inspected?")))
-    assert min(scores.values()) == 0.0 and max(scores.values()) == 1.0
+    table = leaf_ranker.features(_inputs(tmp_path, "How often is the impeller inspected?"))
+    scale = {leaf: 1.0 / (1 + i) for i, leaf in enumerate(table)}  # a hand-weighted score's values
+    scores = ranker.scores(table, scale)
+    assert sorted(scores.values()) == sorted(scale.values())  # the same values, in the learned order
+    order = sorted(table, key=lambda leaf: -ranker.stage.score(table[leaf]))
+    assert [scores[leaf] for leaf in order] == sorted(scale.values(), reverse=True)
 
 
 def test_the_learned_score_sends_the_search_to_the_asked_passage(tmp_path):

@@ -5,10 +5,11 @@ Every leaf of every candidate document gets a few named features that the search
 first-stage standing; how well its section path matches the query; its neighbours' and section's
 scores; its depth, position, length, table-ness and whether it is back matter). A linear model
 over them, fitted as a softmax over each question's leaves on the tune half of the dev questions
-(`bench/leaf_ranker.py`, cross-validated by question), gives each leaf a score; the weights, with
-the command, commit and data hash that produced them, are in leaf_ranker.json beside this file.
-No weight is set by hand. The scores are rescaled to [0, 1] over the query's candidate leaves, the
-scale every later step (the search's frontier, the fill, the excerpt) reads.
+(`bench/leaf_ranker.py`, cross-validated by question), orders the leaves; the weights, with the
+command, commit and data hash that produced them, are in leaf_ranker.json beside this file. No
+weight is set by hand. The model decides the order only: the values stay those of the
+hand-weighted score, handed out in the learned order, so that the steps after it (the fill's
+floor, a section's mean, the excerpt's share of a paragraph's score) keep the scale they were set on.
 """
 
 from __future__ import annotations
@@ -112,15 +113,14 @@ class LeafRanker:
     stage: Stage
     provenance: dict = field(default_factory=dict)
 
-    def scores(self, table: dict[int, dict[str, float]]) -> dict[int, float]:
-        """Leaf id -> its learned score rescaled to [0, 1] over `table`'s leaves (the best 1)."""
-        raw = {leaf: self.stage.score(values) for leaf, values in table.items()}
-        if not raw:
-            return {}
-        low, high = min(raw.values()), max(raw.values())
-        if high - low <= 1e-12:
-            return {leaf: 1.0 for leaf in raw}
-        return {leaf: (value - low) / (high - low) for leaf, value in raw.items()}
+    def scores(self, table: dict[int, dict[str, float]], scale: dict[int, float]) -> dict[int, float]:
+        """Leaf id -> a score in the learned order on the hand-weighted score's scale: the leaf the
+        model ranks k-th gets the k-th best of `scale`'s values. The search's later steps (the
+        fill's floor, a section's mean, the excerpt's share of a paragraph's score) were set on
+        that scale's shape (a few leaves high, most near 0); the model decides only the order."""
+        learned = sorted(table, key=lambda leaf: (-self.stage.score(table[leaf]), leaf))
+        values = sorted((scale.get(leaf, 0.0) for leaf in table), reverse=True)
+        return dict(zip(learned, values))
 
 
 @lru_cache(maxsize=4)

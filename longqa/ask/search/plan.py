@@ -179,14 +179,14 @@ class Planner:
             vectors, query_vector = self.vectors_of(query)
             local = local_scores(self.context.db, query, list(leaves), ranked, self.analysis.pattern,
                                  vectors, query_vector)
+            scores = {leaf: max(first.get(leaf, 0.0), local.fused[leaf]) * prior.get(doc, 1.0)
+                      for leaf, doc in leaves.items()}
             ranker = leaf_ranker.load() if self.settings.learned_leaves else None
             if ranker is not None:
                 table = leaf_ranker.features(leaf_ranker.LeafInputs(
                     query, roots, local.fused, local.bm25, local.dense, local.cosine, first,
                     document_weights(best, ranked), asks_sources(self.question)))
-                return roots, ranker.scores(table)
-            scores = {leaf: max(first.get(leaf, 0.0), local.fused[leaf]) * prior.get(doc, 1.0)
-                      for leaf, doc in leaves.items()}
+                return roots, ranker.scores(table, weight_back_matter(self.question, roots, scores))
         return roots, weight_back_matter(self.question, roots, scores)
 
     def _spread(self, roots: list[Node], scored: dict, picks: list[Node]) -> list[Node]:
