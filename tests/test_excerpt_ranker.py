@@ -50,7 +50,8 @@ def test_the_shipped_weights_load():
 def test_a_tight_budget_keeps_the_asked_fact_by_the_learned_score(tmp_path, db_path):
     db = build_store(db_path, {"handbook.md": reactor_handbook()}, tmp_path)
     question = "How fast do the emergency diesel generators start after a grid loss?"
-    learned = make_pipeline(db, budget=120).retrieve_context(question)
+    learned = make_pipeline(db, budget=120, learned_excerpt=True).retrieve_context(question)
+    assert any(s.action == "excerpt" for s in learned.steps)
     assert sum(p.tokens for p in learned.passages) <= 120
     assert any("start within 10 seconds of a grid loss" in p.text for p in learned.passages)
 
