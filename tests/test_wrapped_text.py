@@ -319,3 +319,19 @@ def test_real_licence_clauses_without_titles_head_sections(name, numbers):
     numbered = [node for node in sections(root) if node.title[:1].isdigit()]
     assert [int(node.title.split(".")[0]) for node in numbered] == list(numbers)
     assert all(len(node.title) <= 90 and leaves(node) for node in numbered)
+
+
+def test_a_filings_exhibit_label_atop_a_contract_names_nothing(tmp_path):
+    """A contract filed as an exhibit opens with the filing's label ("Exhibit 10.1", an address
+    beside it): it names neither the document nor a section and stays its text. Exhibits the
+    contract appends after its clauses ("EXHIBIT 2.1") open sections, as before."""
+    parts = ["Exhibit 10.1     12 Harbour Road Leith", "SUPPLY AGREEMENT", CONVEY]
+    for number, (title, body) in enumerate(CLAUSES, start=1):
+        parts += [f"{number}. {title}", body]
+    parts += ["EXHIBIT 2.1", AGGREGATE]
+    doc = parse_file(write(tmp_path, "supply_contract.txt", "\n\n".join(parts) + "\n"))
+    root, _ = structure_document(doc)
+    assert doc.title == "supply_contract"
+    assert [node.title for node in sections(root)] == [
+        "SUPPLY AGREEMENT", *[f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)], "EXHIBIT 2.1"]
+    assert [leaf.text for leaf in root.children if leaf.kind == "paragraph"] == [parts[0]]

@@ -70,7 +70,8 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
     the first numbered heading and the last; after them, and before them where the run starts
     within OPENING_SHARE of the blocks, the titles the document marks otherwise do, at the top
     level: centred or underlined lines, lines in capitals, an appendix, exhibit or annex, each
-    found once in the document ("Preamble", "TERMS AND CONDITIONS", "END OF TERMS AND CONDITIONS").
+    found once in the document ("Preamble", "TERMS AND CONDITIONS", "END OF TERMS AND CONDITIONS"),
+    never a filing's exhibit label (see _FILED).
     Such a title first in the file, centred, underlined or title-like straight over another
     heading, is the document's (level 0): it names the document.
 
@@ -94,6 +95,8 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
             not text.endswith((".", ",", ";")) or len(text.split()) <= 8
         ):
             numbered.append(Heading(index, level, clause_titles.get(index, text)))
+            continue
+        if index == 0 and _FILED.match(text):
             continue
         if len(text) <= MAX_HEADING_CHARS and _title_like(text):
             titled.append(Heading(index, 1, text))
@@ -124,6 +127,11 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
 # "APPENDIX: How to apply ...", "Exhibit A - Source Code Form License Notice", "Annex II"
 _ANNEX = re.compile(r"^(?:appendix|addendum|annex|exhibit|schedule)(?:\s*:|\s+(?:[A-Z]|[IVX]{1,4}|\d{1,2})\b)",
                     re.IGNORECASE)
+# A filing's label as a document's first line ("Exhibit 10.1", "EXHIBIT 4.46  6 rue ..."): the
+# number is the filing's exhibit index, so the line says where the document was filed, not what it
+# is; it names neither the document nor a section. Exhibits the document itself appends come after
+# its text ("EXHIBIT 1.22" after the clause 1.22 that names it) and stay sections.
+_FILED = re.compile(r"^exhibit\s+\d{1,3}\.\d{1,3}\b", re.IGNORECASE)
 
 
 def _shouted(text: str) -> bool:
