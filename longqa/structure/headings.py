@@ -234,5 +234,5 @@ def _clause_title(text: str) -> str:
     first = " ".join(text[slice(*sentences.split(text)[0])].split())
     if len(first) <= CLAUSE_TITLE_CHARS:
         return first
-    cut = first[: first.rfind(" ", 0, CLAUSE_TITLE_CHARS + 1)].rstrip(",;:")
-    return f"{cut}…"
+    space = first.rfind(" ", first.find(" ") + 1, CLAUSE_TITLE_CHARS + 1)  # a word after the number
+    return f"{first[: space if space > 0 else CLAUSE_TITLE_CHARS].rstrip(',;:')}…"
