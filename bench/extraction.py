@@ -1,7 +1,8 @@
 """Extraction quality on real documents that nobody here chose: licences as Debian ships them, and
 any PDF or HTML manuals fetched with bench/fetch_extraction_docs.sh.
 
-    python bench/extraction.py [DOC ...]      (default: /usr/share/common-licenses/{GPL-3,Apache-2.0,MPL-2.0,GFDL-1.3},
+    python bench/extraction.py [DOC ...]      (default: /usr/share/common-licenses/{GPL-3,Apache-2.0,MPL-2.0,GFDL-1.3,
+                                               GPL-2,LGPL-2.1,Artistic},
                                                two PDF manuals under /usr/share/doc where present, and
                                                whatever bench/fetch_extraction_docs.sh left in .bench-docs/)
 
@@ -30,7 +31,9 @@ from longqa.parse import parse_file
 from longqa.structure.tree import leaves, sections
 from longqa.structure.tree_source import structure_document
 
-DEFAULTS = [Path("/usr/share/common-licenses") / name for name in ("GPL-3", "Apache-2.0", "MPL-2.0", "GFDL-1.3")] + [
+# Licences that title their numbered sections, and three that number their clauses without titles.
+DEFAULTS = [Path("/usr/share/common-licenses") / name for name in (
+    "GPL-3", "Apache-2.0", "MPL-2.0", "GFDL-1.3", "GPL-2", "LGPL-2.1", "Artistic")] + [
     # PDF manuals some Debian systems carry: a texinfo manual with running heads that change with
     # the chapter and two indexes at the back, and a specification.
     Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf"), Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")]

@@ -5,7 +5,7 @@
 set -eu
 out="$(dirname "$0")/../.bench-docs"
 mkdir -p "$out" && cd "$out"
-cp /usr/share/common-licenses/GPL-3 /usr/share/common-licenses/Apache-2.0 . 2>/dev/null || true
+for name in GPL-3 Apache-2.0 GPL-2 LGPL-2.1 Artistic; do cp "/usr/share/common-licenses/$name" . 2>/dev/null || true; done
 work=$(mktemp -d)
 (cd "$work" && apt-get download texlive-latex-recommended-doc debian-reference-en >/dev/null)
 for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$work/x"; done

@@ -261,3 +261,77 @@ def test_capitals_in_a_book_with_a_licence_appended_and_repeated_heads_stay_text
                 for part in ("Exhibit 10.38", f"{n}. {title}", wrapped(body))]
     root, _ = structure_document(parse_file(write(tmp_path, "supply.txt", "\n\n".join(contract) + "\n")))
     assert [node.title for node in sections(root)] == [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]
+
+
+TERMS = [
+    "This Agreement applies to any order placed with the Supplier by a Buyer who has accepted these terms in "
+    "writing, and to every delivery made under such an order. Each order is a separate contract.",
+    "You may return goods that arrive damaged within fourteen days of delivery, provided that you keep the "
+    "packaging and report the damage to the carrier as well. The Supplier then replaces the goods at its cost.",
+    "The Supplier may change these terms from time to time.",
+    "THE GOODS ARE SUPPLIED AS DESCRIBED IN THE ORDER AND WITHOUT ANY OTHER WARRANTY, TO THE EXTENT PERMITTED BY "
+    "THE LAW OF THE COUNTRY IN WHICH THE BUYER HAS ITS PREMISES.",
+]
+TERMS_AFTER = ("The Supplier publishes a summary of changes with each new version of these terms, and orders "
+               "placed before a change are delivered under the terms in force when they were placed.")
+
+
+def test_numbered_clauses_without_titles_head_sections(tmp_path):
+    """A text divided into clauses numbered from 0 that carry no title sentence: each clause heads a
+    section titled by its first sentence (cut to its first words when long) and keeps its whole text;
+    a paragraph of a clause stays in it. A clause of one short sentence is a title line, as "2.
+    Payment." is."""
+    parts = [centred("SUPPLY TERMS"), wrapped(CONVEY)]
+    for number, clause in enumerate(TERMS):
+        parts.append(wrapped(f"{number}. {clause}", 72, "  "))
+        if number == 2:
+            parts.append(wrapped(TERMS_AFTER))
+    root, source = structure_document(parse_file(write(tmp_path, "terms", "\n\n".join(parts) + "\n")))
+    assert source == "text"
+    assert [node.title for node in sections(root)] == [
+        "0. This Agreement applies to any order placed with the…",
+        "1. You may return goods that arrive damaged within fourteen…",
+        "2. The Supplier may change these terms from time to time.",
+        "3. THE GOODS ARE SUPPLIED AS DESCRIBED IN THE ORDER AND…",
+    ]
+    assert [[leaf.text for leaf in leaves(node)] for node in sections(root)] == [
+        [TERMS[0]], [TERMS[1]], [TERMS_AFTER], [TERMS[3]]]
+    assert [leaf.text for leaf in root.children if leaf.kind == "paragraph"] == [CONVEY]
+
+
+def test_a_numbered_list_inside_a_longer_text_stays_its_text(tmp_path):
+    """Long numbered items in sequence that hold only part of a text (the conditions of a renewal
+    in a report) are its paragraphs, not sections."""
+    items = [f"{number}. {clause}" for number, clause in enumerate([TERMS[0], TERMS[1], TERMS[3]], start=1)]
+    parts = [wrapped(AGGREGATE), wrapped(CONVEY)] * 3 + [wrapped(item) for item in items] + [wrapped(AGGREGATE)] * 4
+    root, _ = structure_document(parse_file(write(tmp_path, "report.txt", "\n\n".join(parts) + "\n")))
+    assert sections(root) == []
+    assert "\n\n".join(items) in "\n\n".join(leaf.text for leaf in leaves(root))
+
+
+@pytest.mark.parametrize("name, numbers", [("GPL-2", range(0, 13)), ("LGPL-2.1", range(0, 17)),
+                                           ("Artistic", range(1, 11))])
+def test_real_licence_clauses_without_titles_head_sections(name, numbers):
+    path = LICENCES / name
+    if not path.is_file():
+        pytest.skip(f"{path} is not on this machine (Debian's base-files ships it)")
+    root, _ = structure_document(parse_file(path))
+    numbered = [node for node in sections(root) if node.title[:1].isdigit()]
+    assert [int(node.title.split(".")[0]) for node in numbered] == list(numbers)
+    assert all(len(node.title) <= 90 and leaves(node) for node in numbered)
+
+
+def test_a_filings_exhibit_label_atop_a_contract_names_nothing(tmp_path):
+    """A contract filed as an exhibit opens with the filing's label ("Exhibit 10.1", an address
+    beside it): it names neither the document nor a section and stays its text. Exhibits the
+    contract appends after its clauses ("EXHIBIT 2.1") open sections, as before."""
+    parts = ["Exhibit 10.1     12 Harbour Road Leith", "SUPPLY AGREEMENT", CONVEY]
+    for number, (title, body) in enumerate(CLAUSES, start=1):
+        parts += [f"{number}. {title}", body]
+    parts += ["EXHIBIT 2.1", AGGREGATE]
+    doc = parse_file(write(tmp_path, "supply_contract.txt", "\n\n".join(parts) + "\n"))
+    root, _ = structure_document(doc)
+    assert doc.title == "supply_contract"
+    assert [node.title for node in sections(root)] == [
+        "SUPPLY AGREEMENT", *[f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)], "EXHIBIT 2.1"]
+    assert [leaf.text for leaf in root.children if leaf.kind == "paragraph"] == [parts[0]]

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from longqa.parse.blocks import ParsedDocument
 from longqa.structure.tree import Heading
+from longqa.text import sentences
 
 # "1. Introduction", "2.3 Methods", "Chapter 4", "PART II", "Item 7.", "Appendix A", "Section 5"
 NUMBERED = re.compile(
@@ -19,6 +20,11 @@ _WORD_LEVEL = {"part": 1, "chapter": 1, "article": 1, "appendix": 1, "item": 2, 
 MAX_HEADING_CHARS = 90
 MAX_SKIPPED = 2
 OPENING_SHARE = 0.25  # a numbered run that starts within this share of the blocks frames the document
+# Untitled numbered clauses head sections when at least MIN_CLAUSES top-level numbers in sequence
+# hold at least FRAME_SHARE of the text from the first to the last; their titles are cut to CLAUSE_TITLE_CHARS.
+MIN_CLAUSES = 3
+FRAME_SHARE = 0.5
+CLAUSE_TITLE_CHARS = 60
 
 
 def markdown_headings(doc: ParsedDocument) -> list[Heading]:
@@ -64,15 +70,18 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
     the first numbered heading and the last; after them, and before them where the run starts
     within OPENING_SHARE of the blocks, the titles the document marks otherwise do, at the top
     level: centred or underlined lines, lines in capitals, an appendix, exhibit or annex, each
-    found once in the document ("Preamble", "TERMS AND CONDITIONS", "END OF TERMS AND CONDITIONS").
+    found once in the document ("Preamble", "TERMS AND CONDITIONS", "END OF TERMS AND CONDITIONS"),
+    never a filing's exhibit label (see _FILED).
     Such a title first in the file, centred, underlined or title-like straight over another
     heading, is the document's (level 0): it names the document.
 
     A numbered paragraph whose number follows the last heading's in sequence ("12." after "11.",
     "4.2" after "4.1") is a heading whatever its length: a one-sentence title of any length, or a
     paragraph that opens with a short title sentence ("2. Grant of Copyright License. Subject to
-    ..."), which is split off the paragraph into a block of its own (the document's blocks change)."""
-    in_sequence = _split_run_in(doc, _sequence(doc))
+    ..."), which is split off the paragraph into a block of its own (the document's blocks change).
+    A run of numbered clauses without titles ("0. This License applies to any program ...") that
+    frames the document heads sections too, each titled by its clause's first words (see _clauses)."""
+    in_sequence, clause_titles = _split_run_in(doc, _sequence(doc))
     # A line found more than once is a running head or a caption ("Exhibit 10.38" atop each page of
     # a filing's text), not a title.
     seen = Counter(" ".join(block.text.split()).lower() for block in doc.blocks)
@@ -85,7 +94,9 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
         if index in in_sequence or level is not None and len(text) <= MAX_HEADING_CHARS and (
             not text.endswith((".", ",", ";")) or len(text.split()) <= 8
         ):
-            numbered.append(Heading(index, level, text))
+            numbered.append(Heading(index, level, clause_titles.get(index, text)))
+            continue
+        if index == 0 and _FILED.match(text):
             continue
         if len(text) <= MAX_HEADING_CHARS and _title_like(text):
             titled.append(Heading(index, 1, text))
@@ -116,6 +127,11 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
 # "APPENDIX: How to apply ...", "Exhibit A - Source Code Form License Notice", "Annex II"
 _ANNEX = re.compile(r"^(?:appendix|addendum|annex|exhibit|schedule)(?:\s*:|\s+(?:[A-Z]|[IVX]{1,4}|\d{1,2})\b)",
                     re.IGNORECASE)
+# A filing's label as a document's first line ("Exhibit 10.1", "EXHIBIT 4.46  6 rue ..."): the
+# number is the filing's exhibit index, so the line says where the document was filed, not what it
+# is; it names neither the document nor a section. Exhibits the document itself appends come after
+# its text ("EXHIBIT 1.22" after the clause 1.22 that names it) and stay sections.
+_FILED = re.compile(r"^exhibit\s+\d{1,3}\.\d{1,3}\b", re.IGNORECASE)
 
 
 def _shouted(text: str) -> bool:
@@ -156,24 +172,67 @@ def _sequence(doc: ParsedDocument) -> set[int]:
 _RUN_IN = re.compile(r"(?P<title>[^.!?\n]{2,%d}?[.:])\s+(?=[\"“(\[]?[A-Z0-9])" % MAX_HEADING_CHARS)
 
 
-def _split_run_in(doc: ParsedDocument, numbered: set[int]) -> set[int]:
+def _split_run_in(doc: ParsedDocument, numbered: set[int]) -> tuple[set[int], dict[int, str]]:
     """Split each long numbered block in `numbered` that opens with a short title sentence into the
-    title and its paragraph; the indices of the numbered headings that remain, in the new blocks.
-    A long numbered paragraph without such a title stays body text."""
+    title and its paragraph; the indices of the numbered headings that remain, in the new blocks,
+    and the titles of those that are untitled clauses (see _clauses): each such clause is split
+    into its number, the heading's block, and its paragraph. Any other long numbered paragraph
+    without a title stays body text."""
     kept: set[int] = set()
+    titles: dict[int, str] = {}
+    clauses = _clauses(doc, numbered)
     blocks = []
     for index, block in enumerate(doc.blocks):
         text = block.text.strip()
         if index in numbered and len(text) > MAX_HEADING_CHARS:
-            number = NUMBERED.match(text)
-            run_in = _RUN_IN.match(text, number.end() + 1) if number else None
-            if run_in:
+            run_in = _run_in_title(text)
+            if run_in or index in clauses:
+                cut = run_in.end("title") if run_in else NUMBERED.match(text).end()
                 kept.add(len(blocks))
-                blocks.append(replace(block, text=text[: run_in.end("title")]))
-                blocks.append(replace(block, text=text[run_in.end():], heading=None))
+                if not run_in:
+                    titles[len(blocks)] = _clause_title(text)
+                blocks.append(replace(block, text=text[:cut]))
+                blocks.append(replace(block, text=text[cut:].strip(), heading=None))
                 continue
         elif index in numbered:
             kept.add(len(blocks))
         blocks.append(block)
     doc.blocks = blocks
-    return kept
+    return kept, titles
+
+
+def _run_in_title(text: str) -> re.Match | None:
+    number = NUMBERED.match(text)
+    return _RUN_IN.match(text, number.end() + 1) if number else None
+
+
+# A clause opens a sentence after its number and a full stop: "0. This License applies ...".
+_CLAUSE = re.compile(r"\d{1,2}\.\s+[\"“(]?[A-Z]")
+
+
+def _clauses(doc: ParsedDocument, numbered: set[int]) -> set[int]:
+    """The numbered paragraphs in `numbered` that head clauses though no title sentence opens them
+    (a licence's "0. This License applies to any program ...", "1. You may copy ..."): long
+    top-level paragraphs whose number and full stop open a sentence, at least MIN_CLAUSES of them,
+    at least half of the top-level numbers in sequence, the blocks from the first to the last
+    holding at least FRAME_SHARE of the text, so that they divide the document. A numbered list
+    inside a longer text (the conditions of a renewal, the steps of a procedure) stays its text,
+    as do page numbers and the text a page break cut ("4 shall secure ...")."""
+    top = sorted(index for index in numbered if "." not in NUMBERED.match(doc.blocks[index].text).group("dotted"))
+    clauses = [index for index in top if len(text := doc.blocks[index].text.strip()) > MAX_HEADING_CHARS
+               and _CLAUSE.match(text) and not _run_in_title(text)]
+    sizes = [len(block.text) for block in doc.blocks]
+    if len(clauses) < max(MIN_CLAUSES, len(top) / 2) or sum(
+            sizes[clauses[0]:clauses[-1] + 1]) < FRAME_SHARE * sum(sizes):
+        return set()
+    return set(clauses)
+
+
+def _clause_title(text: str) -> str:
+    """An untitled clause's title: its number and its first sentence, cut to its first words when
+    longer than CLAUSE_TITLE_CHARS ("0. This License applies to any program or other work…")."""
+    first = " ".join(text[slice(*sentences.split(text)[0])].split())
+    if len(first) <= CLAUSE_TITLE_CHARS:
+        return first
+    space = first.rfind(" ", first.find(" ") + 1, CLAUSE_TITLE_CHARS + 1)  # a word after the number
+    return f"{first[: space if space > 0 else CLAUSE_TITLE_CHARS].rstrip(',;:')}…"
