@@ -4,9 +4,13 @@ folds by question, and the provenance every weights file records."""
 
 from __future__ import annotations
 
+import argparse
+import datetime
 import hashlib
+import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -180,3 +184,74 @@ def fit_ranker(questions: list[dict], names: list[str], budgets) -> tuple[dict, 
                    "cross_validated": {"folds": FOLDS, **{k: round(v, 4) for k, v in final.items()}},
                    "hand_weighted": {k: round(v, 4) for k, v in base.items()},
                    "dropped": sorted(set(names) - set(kept))}
+
+
+# -- what the collecting scripts share ---------------------------------------------------------
+def records_by_question(path: Path) -> dict[str, dict]:
+    """The question records of a questions file, keyed by their whitespace-normalised text (how a
+    pipeline hook recognises the question it is asked)."""
+    records = {}
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            records[" ".join(record["question"].split())] = record
+    return records
+
+
+def run_half(args, budget: int = 2000) -> None:
+    """The eval harness over a half's questions, `longqa` only, no generation: the hooks the
+    caller installed record what they need on the way."""
+    from longqa.eval.runner import EvalSettings, Runner
+    from longqa.eval.systems import Resources, make_system
+    from longqa.models.resolve import load_embedder
+
+    resources = Resources.of(None, load_embedder(None, None))
+    run = EvalSettings(systems=["longqa"], generate=False, half=args.half, limit=args.limit, budget=budget,
+                       datasets=args.datasets.split(",") if args.datasets else None, structure="auto")
+    runner = Runner(run, resources, args.work_dir, lambda name: make_system(name, resources, run.budget, run.max_steps))
+    runner.run(args.questions, fresh=True)
+
+
+def fit_and_write(args, data: Path, script: str, label: str, names: list[str], budgets) -> None:
+    """Fit a listwise ranker on collected questions (`load_questions` already applied: `args.loaded`)
+    and write its weights with their provenance to `args.out`."""
+    questions = args.loaded
+    print(f"{len(questions)} questions, {sum(len(q['rows']) for q in questions)} items, "
+          f"{sum(bool(q['y'].any()) for q in questions)} with a positive; load={load()}")
+    table, figures_ = fit_ranker(questions, names, budgets)
+    table["provenance"] = {"command": f"python bench/{script} fit " + " ".join(sys.argv[2:]),
+                           "commit": commit(), "date": datetime.date.today().isoformat(),
+                           "data_sha256": hashlib.sha256(data.read_bytes()).hexdigest()[:16], "label": label,
+                           **figures_}
+    args.out.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+def score_against_hand(questions: list[dict], score, budgets) -> None:
+    """The learned score (`score(features)`) against the hand-weighted one on collected questions."""
+    learned = [np.array([score(r["features"]) for r in q["rows"]]) for q in questions]
+    print(f"{len(questions)} questions, load={load()}")
+    print(f"  hand-weighted: {show(figures(questions, [q['hand'] for q in questions], budgets))}")
+    print(f"  learned:       {show(figures(questions, learned, budgets))}")
+
+
+def command_line(doc: str, data: str, weights: Path, commands: dict, budget: int | None = None):
+    """The scripts' three commands (collect, fit, score) and their arguments."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("questions", type=Path)
+    c.add_argument("--half", default="tune")
+    c.add_argument("--limit", type=int, default=150)
+    if budget is not None:
+        c.add_argument("--budget", type=int, default=budget)
+    c.add_argument("--datasets", default="")
+    c.add_argument("--work-dir", type=Path, required=True)
+    f = sub.add_parser("fit")
+    f.add_argument(data, type=Path)
+    f.add_argument("--out", type=Path, default=weights)
+    s = sub.add_parser("score")
+    s.add_argument(data, type=Path)
+    s.add_argument("--weights", type=Path)
+    args = parser.parse_args()
+    commands[args.command](args)

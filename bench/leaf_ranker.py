@@ -21,15 +21,10 @@ is printed with the load average.
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import hashlib
 import json
 import random
 import sys
 from pathlib import Path
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -43,20 +38,12 @@ KEEP_TOP = 400  # leaves kept per question by the hand-weighted score (with ever
 KEEP_RANDOM = 100
 BUDGETS = (500, 2000)
 COVERED = 0.8
-BASELINE = "hand"  # the hand-weighted score the search used before: max(first stage, fused) × document prior
 
 
 # -- collect ------------------------------------------------------------------------------------
 def collect(args) -> None:
-    from longqa.eval.runner import EvalSettings, Runner
-    from longqa.eval.systems import Resources, make_system
-    from longqa.models.resolve import load_embedder
-
     args.work_dir.mkdir(parents=True, exist_ok=True)
-    records = {}
-    for line in open(args.questions, encoding="utf-8"):
-        record = json.loads(line)
-        records[" ".join(record["question"].split())] = record
+    records = fitting.records_by_question(args.questions)
     out = open(args.work_dir / "leaves.jsonl", "w", encoding="utf-8")
     seen: set[str] = set()
     original = leaf_ranker.features
@@ -74,11 +61,7 @@ def collect(args) -> None:
     # The search runs on the hand-weighted score while collecting: the features of a query's leaves
     # do not depend on it, only which hops are taken (those are not recorded).
     leaf_ranker.load = lambda path=None: _Hand()
-    resources = Resources.of(None, load_embedder(None, None))
-    run = EvalSettings(systems=["longqa"], generate=False, half=args.half, limit=args.limit,
-                       datasets=args.datasets.split(",") if args.datasets else None, structure="auto")
-    runner = Runner(run, resources, args.work_dir, lambda name: make_system(name, resources, run.budget, run.max_steps))
-    runner.run(args.questions, fresh=True)
+    fitting.run_half(args)
     out.close()
     print(f"collected {len(seen)} questions (half={args.half}) load={fitting.load()}")
 
@@ -139,46 +122,16 @@ def load_questions(path: Path) -> list[dict]:
 
 
 def fit(args) -> None:
-    questions = load_questions(args.leaves)
-    print(f"{len(questions)} questions, {sum(len(q['rows']) for q in questions)} leaves, "
-          f"{sum(bool(q['y'].any()) for q in questions)} with a positive; load={fitting.load()}")
-    table, figures = fitting.fit_ranker(questions, NAMES, BUDGETS)
-    table["provenance"] = {"command": "python bench/leaf_ranker.py fit " + " ".join(sys.argv[2:]),
-                           "commit": fitting.commit(), "date": datetime.date.today().isoformat(),
-                           "data_sha256": hashlib.sha256(args.leaves.read_bytes()).hexdigest()[:16],
-                           "label": "the leaf holds a gold answer or most of a gold evidence passage", **figures}
-    args.out.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    args.loaded = load_questions(args.leaves)
+    fitting.fit_and_write(args, args.leaves, "leaf_ranker.py",
+                          "the leaf holds a gold answer or most of a gold evidence passage", NAMES, BUDGETS)
 
 
 def score(args) -> None:
     """The shipped (or given) weights on collected questions, against the hand-weighted score."""
     ranker = leaf_ranker.load(args.weights or leaf_ranker.WEIGHTS_FILE)
-    questions = load_questions(args.leaves)
-    learned = [np.array([ranker.stage.score(r["features"]) for r in q["rows"]]) for q in questions]
-    print(f"{len(questions)} questions, load={fitting.load()}")
-    print(f"  hand-weighted: {fitting.show(fitting.figures(questions, [q['hand'] for q in questions], BUDGETS))}")
-    print(f"  learned:       {fitting.show(fitting.figures(questions, learned, BUDGETS))}")
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("questions", type=Path)
-    c.add_argument("--half", default="tune")
-    c.add_argument("--limit", type=int, default=150)
-    c.add_argument("--datasets", default="")
-    c.add_argument("--work-dir", type=Path, required=True)
-    f = sub.add_parser("fit")
-    f.add_argument("leaves", type=Path)
-    f.add_argument("--out", type=Path, default=leaf_ranker.WEIGHTS_FILE)
-    s = sub.add_parser("score")
-    s.add_argument("leaves", type=Path)
-    s.add_argument("--weights", type=Path)
-    args = parser.parse_args()
-    {"collect": collect, "fit": fit, "score": score}[args.command](args)
+    fitting.score_against_hand(load_questions(args.leaves), ranker.stage.score, BUDGETS)
 
 
 if __name__ == "__main__":
-    main()
+    fitting.command_line(__doc__, "leaves", leaf_ranker.WEIGHTS_FILE, {"collect": collect, "fit": fit, "score": score})
