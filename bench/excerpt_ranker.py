@@ -59,7 +59,7 @@ def collect(args) -> None:
     # The excerpt orders sentences by the hand-weighted score while collecting (the features do
     # not depend on the order).
     excerpt_ranker.load = lambda path=None: _Hand()
-    fitting.run_half(args, args.budget)
+    fitting.run_half(args, "search.learned_excerpt", args.budget)
     out.close()
     print(f"collected {len(seen)} questions (half={args.half}, budget {args.budget}) load={fitting.load()}")
 

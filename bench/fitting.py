@@ -198,9 +198,11 @@ def records_by_question(path: Path) -> dict[str, dict]:
     return records
 
 
-def run_half(args, budget: int = 2000) -> None:
-    """The eval harness over a half's questions, `longqa` only, no generation: the hooks the
-    caller installed record what they need on the way."""
+def run_half(args, switch: str, budget: int = 2000) -> None:
+    """The eval harness over a half's questions, `longqa` only, no generation, with the setting
+    `switch` (the learned part whose hook records) on: the hooks the caller installed record what
+    they need on the way."""
+    from longqa.ask.settings import DEFAULTS
     from longqa.eval.runner import EvalSettings, Runner
     from longqa.eval.systems import Resources, make_system
     from longqa.models.resolve import load_embedder
@@ -208,7 +210,9 @@ def run_half(args, budget: int = 2000) -> None:
     resources = Resources.of(None, load_embedder(None, None))
     run = EvalSettings(systems=["longqa"], generate=False, half=args.half, limit=args.limit, budget=budget,
                        datasets=args.datasets.split(",") if args.datasets else None, structure="auto")
-    runner = Runner(run, resources, args.work_dir, lambda name: make_system(name, resources, run.budget, run.max_steps))
+    settings = DEFAULTS.with_values({switch: True})
+    runner = Runner(run, resources, args.work_dir,
+                    lambda name: make_system(name, resources, run.budget, run.max_steps, settings=settings))
     runner.run(args.questions, fresh=True)
 
 

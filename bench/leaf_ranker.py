@@ -61,7 +61,7 @@ def collect(args) -> None:
     # The search runs on the hand-weighted score while collecting: the features of a query's leaves
     # do not depend on it, only which hops are taken (those are not recorded).
     leaf_ranker.load = lambda path=None: _Hand()
-    fitting.run_half(args)
+    fitting.run_half(args, "search.learned_leaves")
     out.close()
     print(f"collected {len(seen)} questions (half={args.half}) load={fitting.load()}")
 
