@@ -85,6 +85,17 @@ def test_a_server_too_slow_to_echo_scores_options_by_their_first_tokens(llama_se
     assert scores == pytest.approx([math.log(fallback[o]) for o in OPTIONS])
 
 
+def test_a_grammar_choice_spelled_in_more_tokens_than_the_label_has_is_not_cut(llama_server):
+    from longqa.models.openai import OpenAIGenerator
+
+    served = OpenAIGenerator(llama_server, client=JsonClient(llama_server, deadline=120))
+    label = " one week of full load"
+    # Greedy under the grammar, this server spells it " ", "on", "e", " week", " of", " ", "ful",
+    # "l", " load": 9 tokens for a label its tokenizer makes 5 of.
+    assert served.count_tokens(label) + 2 < 9
+    assert served._choose(PROMPT, [label]) == {label: 1.0}
+
+
 def test_the_readme_question_is_answered_through_the_server_from_the_handbook(tmp_path, llama_server):
     db = tmp_path / "sample.db"
     result, _ = run_json("ingest", SAMPLE, db=db)

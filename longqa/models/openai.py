@@ -228,7 +228,9 @@ class OpenAIGenerator:
 
     def _choose(self, prompt: str, labels: list[str]) -> dict[str, float]:
         """Fallback: let the server pick one label under a GBNF choice grammar."""
-        longest = max(self.count_tokens(label) for label in labels) + 2
+        # Under the grammar a server may spell a label in more tokens than its tokenizer makes of
+        # it (" one week" as " ", "on", "e", " week"), but never in more tokens than bytes.
+        longest = max(len(label.encode("utf-8")) for label in labels)
         text = self.complete(prompt, max_tokens=longest, grammar=choice(labels))
         if text not in labels:
             raise ModelError(
