@@ -119,11 +119,14 @@ def parts(db: str) -> None:
     embedder = part("embedder (int8 ONNX + vocabulary)", lambda: resolve.load_embedder())
     part("import the llama.cpp backend", lambda: __import__("longqa.models.llama"))
     generator = part("generator (model and context)", lambda: resolve.load_generator())
-    print(f"  {'(context of ' + str(generator.n_ctx) + ' tokens)':34s}")
+    allocated = getattr(generator, "allocated", generator.n_ctx)
+    print(f"  {f'(window {generator.n_ctx} tokens, {allocated} allocated)':34s}")
     lazy = resolve.lazy_generator()
     part("context-only question", lambda: Pipeline(store, lazy, embedder).retrieve_context(QUESTION))
     print(f"  {'(generator loaded by it: ' + str(lazy.is_loaded) + ')':34s}")
     part("answer (generator loaded)", lambda: Pipeline(store, generator, embedder).answer(QUESTION))
+    allocated = getattr(generator, "allocated", generator.n_ctx)
+    print(f"  {f'(allocated after it: {allocated} tokens)':34s}")
 
 
 def main() -> int:

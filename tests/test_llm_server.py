@@ -85,6 +85,17 @@ def test_a_server_too_slow_to_echo_scores_options_by_their_first_tokens(llama_se
     assert scores == pytest.approx([math.log(fallback[o]) for o in OPTIONS])
 
 
+def test_a_grammar_choice_spelled_in_more_tokens_than_the_label_has_is_not_cut(llama_server):
+    from longqa.models.openai import OpenAIGenerator
+
+    served = OpenAIGenerator(llama_server, client=JsonClient(llama_server, deadline=120))
+    label = " one week of full load"
+    # Greedy under the grammar, this server spells it " ", "on", "e", " week", " of", " ", "ful",
+    # "l", " load": 9 tokens for a label its tokenizer makes 5 of.
+    assert served.count_tokens(label) + 2 < 9
+    assert served._choose(PROMPT, [label]) == {label: 1.0}
+
+
 def test_the_readme_question_is_answered_through_the_server_from_the_handbook(tmp_path, llama_server):
     db = tmp_path / "sample.db"
     result, _ = run_json("ingest", SAMPLE, db=db)
@@ -94,6 +105,14 @@ def test_the_readme_question_is_answered_through_the_server_from_the_handbook(tm
     assert result.returncode == 0, result.stderr
     result, in_process = run_json("ask", SAMPLE_QUESTION, db=db)
     assert result.returncode == 0, result.stderr
-    # The same passages reach the answer stage both ways; the candidates are spans of them.
+    # The server names the default's file, so it steers as the default does in-process: the same
+    # analysis, the same search (outline choice and router off, measured at chance) and context.
+    evidence = served["analysis"].pop("evidence"), in_process["analysis"].pop("evidence")
+    assert served["analysis"] == in_process["analysis"] and evidence[0] == pytest.approx(evidence[1], abs=0.01)
+    assert [s["action"] for s in served["steps"]] == [s["action"] for s in in_process["steps"]]
+    assert [c["node_id"] for c in served["context"]] == [c["node_id"] for c in in_process["context"]]
     assert {c["text"] for c in served["candidates"]} == {c["text"] for c in in_process["candidates"]}
     assert served["answer"].rsplit(" [", 1)[0] in {c["text"] for c in in_process["candidates"]}
+    # Not the same answer: this server echoes too slowly to score whole options (it sorts the
+    # vocabulary in Python for every token it reports), so the candidates are scored by their
+    # first tokens' probabilities, and the model's share of each candidate's score differs.

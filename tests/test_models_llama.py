@@ -204,3 +204,26 @@ def _softmax(logprobs: list[float]) -> list[float]:
     peak = max(logprobs)
     weights = [math.exp(lp - peak) for lp in logprobs]
     return [w / sum(weights) for w in weights]
+
+
+def test_a_short_prompt_allocates_the_small_cache_and_a_longer_one_reopens_it(monkeypatch):
+    from longqa.models import llama
+
+    path = default_generator_path()
+    growing = llama.LlamaGenerator(path, name="growing")
+    assert (growing.n_ctx, growing.allocated) == (8192, llama.FIRST_ALLOCATION) == (8192, 2048)
+    assert "six" in growing.complete("One, two, three, four, five,", max_tokens=3)
+    assert growing.reopened == 0 and growing.llama.n_ctx() == 2048  # a short call needs no more
+
+    prompt = "Counting: " + ", ".join(str(i) for i in range(1, 440)) + ","
+    assert 2048 < growing.count_tokens(prompt) + 4 < 4096
+    labels = [" 440", " 441", " 439"]
+    text, probs = growing.complete(prompt, max_tokens=4), growing.label_probs(prompt, labels)
+    assert growing.reopened == 1 and growing.allocated == 4096 and growing.llama.n_ctx() == 4096
+
+    # The same outputs as a cache allocated for the whole window from the start.
+    monkeypatch.setattr(llama, "FIRST_ALLOCATION", 8192)
+    whole = llama.LlamaGenerator(path, name="whole")
+    assert whole.llama.n_ctx() == 8192
+    assert (text, probs) == (whole.complete(prompt, max_tokens=4), whole.label_probs(prompt, labels))
+    assert text.startswith(" 440") and max(probs, key=probs.get) == " 440"

@@ -180,6 +180,24 @@ def test_generator_reads_model_and_context_from_the_server(server):
     assert generator.count_tokens("three little words") == 3  # the server's own tokenizer
 
 
+def test_a_server_serving_a_measured_models_file_steers_as_that_model(server):
+    from longqa.models import skill
+    from longqa.models.resolve import lazy_generator
+
+    local = lazy_generator()  # the default, by name; asking its skill loads nothing
+    decisions = ("outline", "scope", "sufficiency", "router-expand")
+    in_process = [skill.weight(local, d) for d in decisions]
+    assert not local.is_loaded and in_process[0] == 0.0 < in_process[1] < 1.0
+    # llama.cpp's servers name the model by the path they loaded.
+    server.replies["/v1/models"] = {"data": [{"id": "/srv/models/gemma-3-270m-q4_k_m.gguf"}]}
+    served = OpenAIGenerator(server.url)
+    assert (served.name, served.model_file) == ("server:/srv/models/gemma-3-270m-q4_k_m.gguf", "gemma-3-270m-q4_k_m")
+    assert [skill.weight(served, d) for d in decisions] == in_process
+    server.replies["/v1/models"] = {"data": [{"id": "gemma-3-270m-it"}]}  # an alias says nothing of the file
+    unmeasured = OpenAIGenerator(server.url)
+    assert unmeasured.model_file is None and [skill.weight(unmeasured, d) for d in decisions] == [1.0] * 4
+
+
 def test_complete_and_stream_send_the_prompt_and_options(server):
     generator = OpenAIGenerator(server.url)
     assert generator.complete("Q: what?\nA:", max_tokens=8, stop=["\n"]) == " the answer is forty two"

@@ -28,6 +28,10 @@ from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, uniq
 from longqa.models.llama_lib import llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
 
 DEFAULT_GENERATOR_CTX = 8192
+# The generator's KV cache is allocated for this many tokens at first, and reopened larger only
+# when a call needs more (never past its window, n_ctx). Every call on a short handbook question
+# needed under 600 tokens; 8,192 from the start cost 110-150 MiB more memory for nothing.
+FIRST_ALLOCATION = 2048
 # Tokens per embedding decode: several short texts share one batch. Attention in a batch spans
 # all of its tokens (masked per text), so bigger is slower: 512 with flash attention measured
 # 2.2x the tokens/s of 512 without it, and 1024 was 17% slower than 512.
@@ -186,19 +190,43 @@ class LlamaGenerator:
         trained = self.info.context_length or DEFAULT_GENERATOR_CTX
         if n_ctx and n_ctx > trained:
             raise ModelError(f"{self.info.path}: context {n_ctx} exceeds the model's trained {trained} tokens")
+        # n_ctx is the window prompts are fitted to; `allocated` is what the KV cache holds now.
         self.n_ctx = min(n_ctx or DEFAULT_GENERATOR_CTX, trained)
         self.n_ctx_train = trained
         self.name = name
         self.gpu_offload = gpu_offload()
-        self._llm = open_llama(self.info, n_ctx=self.n_ctx, embedding=False)
+        self.allocated = min(FIRST_ALLOCATION, self.n_ctx)
+        self._llm = open_llama(self.info, n_ctx=self.allocated, embedding=False)
+        self._handed_out = False  # the attention reader holds this model: never close it under it
         self._n_vocab = self._llm.n_vocab()
         self._kept: dict[str, _KeptPrefix] = {}  # prompt heads whose KV state is kept
         self.prefixes_loaded = 0  # how often a kept head spared re-reading it (bench, tests)
+        self.reopened = 0  # how often a call needed a larger KV cache (bench, tests)
 
     @property
     def llama(self):
         """The open llama.cpp model (READS_ATTENTION: the attention reader builds its own context on it)."""
+        self._handed_out = True
         return self._llm
+
+    def _room_for(self, tokens: int) -> None:
+        """Make the KV cache hold `tokens` (already checked against the window): reopen the
+        model with the next power of two, up to the window. The cache's contents and the kept
+        heads' saved states are read again afterwards, so answers do not depend on the size."""
+        if tokens <= self.allocated:
+            return
+        size = self.allocated
+        while size < tokens:
+            size *= 2
+        size = min(size, self.n_ctx)
+        if not self._handed_out:  # close first: the old and the new cache never coexist
+            self._llm.close()
+        self._llm = open_llama(self.info, n_ctx=size, embedding=False)
+        self._handed_out = False
+        self.allocated = size
+        self.reopened += 1
+        for kept in self._kept.values():
+            kept.data = None
 
     def clear_cache(self) -> None:
         """Forget the KV cache: the next prompt is read whole (benchmarks time that read; tests
@@ -224,6 +252,7 @@ class LlamaGenerator:
                grammar: str | None = None, temperature: float = 0.0) -> Iterator[str]:
         tokens = self._prompt_tokens(prompt)
         check_fits(self.name, len(tokens), max_tokens, self.n_ctx)
+        self._room_for(len(tokens) + max_tokens)
         self._resume(tokens)
         compiled = compile_grammar(self._llm, grammar) if grammar else None
         try:
@@ -247,6 +276,7 @@ class LlamaGenerator:
         prompt_tokens = self._prompt_tokens(prompt)
         continuations = [self._continuation(prompt, prompt_tokens, label) for label in labels]
         check_fits(self.name, len(prompt_tokens), max(len(c) for c in continuations), self.n_ctx)
+        self._room_for(len(prompt_tokens) + max(len(c) for c in continuations))
         first = self._prefill(prompt_tokens)
         firsts = [c[0] for c in continuations]
         if len(set(firsts)) == len(firsts):
@@ -263,6 +293,9 @@ class LlamaGenerator:
         prompt_tokens = self._prompt_tokens(prompt)
         continuations = [self._continuation(prompt, prompt_tokens, option)[:max_tokens] or [0] for option in options]
         check_fits(self.name, len(prompt_tokens), max(len(c) for c in continuations), self.n_ctx)
+        # Options decoded together share the cache: each adds its own cells after the prompt's.
+        together = min(self._llm.n_batch, sum(len(c) - 1 for c in continuations))
+        self._room_for(min(len(prompt_tokens) + max(together, max(len(c) for c in continuations)), self.n_ctx))
         first = self._prefill(prompt_tokens)
         totals = [float(first[c[0]]) for c in continuations]
         pending = [(i, c) for i, c in enumerate(continuations) if len(c) > 1]

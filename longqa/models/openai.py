@@ -81,6 +81,14 @@ def context_length(entry: dict) -> int | None:
     return None
 
 
+def served_file(model_id: str) -> str | None:
+    """The GGUF file a server names its model by, without its folder and suffix: llama-server and
+    llama-cpp-python's server give the path they loaded as the id (`/srv/gemma-3-270m-q4_k_m.gguf`)
+    unless told an alias. None for any other id."""
+    base = model_id.replace("\\", "/").rsplit("/", 1)[-1]
+    return base[: -len(".gguf")] if base.lower().endswith(".gguf") and len(base) > 5 else None
+
+
 class OpenAIGenerator:
     # A server keeps no prompt state between calls and shows no attention. Whole options are
     # scored until the first option_logprobs call finds the server cannot echo them.
@@ -95,6 +103,7 @@ class OpenAIGenerator:
         self.model = model or entry.get("id") or "default"
         self.n_ctx = n_ctx or context_length(entry) or DEFAULT_SERVER_CTX
         self.name = f"server:{self.model}"
+        self.model_file = served_file(self.model)
         self.url = self.client.base
         self._tokenizers = ["tokenize", "extras/tokenize/count"]  # tried in turn; dropped when absent
         self.capabilities = OpenAIGenerator.capabilities  # narrowed per server by the first echo probe
@@ -219,7 +228,9 @@ class OpenAIGenerator:
 
     def _choose(self, prompt: str, labels: list[str]) -> dict[str, float]:
         """Fallback: let the server pick one label under a GBNF choice grammar."""
-        longest = max(self.count_tokens(label) for label in labels) + 2
+        # Under the grammar a server may spell a label in more tokens than its tokenizer makes of
+        # it (" one week" as " ", "on", "e", " week"), but never in more tokens than bytes.
+        longest = max(len(label.encode("utf-8")) for label in labels)
         text = self.complete(prompt, max_tokens=longest, grammar=choice(labels))
         if text not in labels:
             raise ModelError(

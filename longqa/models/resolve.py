@@ -67,11 +67,12 @@ def lazy_generator(model: str | None = None, llm_url: str | None = None, *, n_ct
 
 def generator_identity(model: str | None = None, llm_url: str | None = None) -> dict:
     """The `name` and `capabilities` the generator `load_generator` gives will have, where they
-    are known without loading it (a local GGUF); else empty."""
+    are known without loading it (a local GGUF); else empty. A local model has no `model_file`
+    (the served file a server's model is measured as, skill.py): its name already says which."""
     if llm_url:
         return {}
     name = file_identity(_local_path(model, "--model")) if model else GENERATOR_NAME
-    return {"name": name, "capabilities": LOCAL_GENERATOR_CAPABILITIES}
+    return {"name": name, "capabilities": LOCAL_GENERATOR_CAPABILITIES, "model_file": None}
 
 
 def load_embedder(embed_model: str | None = None, embed_url: str | None = None) -> Embedder:

@@ -6,7 +6,9 @@ Its weight is how far that stands above chance, scaled to [0, 1] — 0 at chance
 not steer), 1 for a perfect one:
     weight = max(0, (skill - chance) / (1 - chance))        (AUC: chance 0.5)
 A model that was never measured (one passed with -m or --llm-url) gets weight 1: the same code
-lets a stronger model steer fully, and bench/decisions.py measures it when that matters.
+lets a stronger model steer fully, and bench/decisions.py measures it when that matters. A server
+whose model id is a measured model's GGUF file (llama.cpp's servers name a model by its path) is
+that model: it steers as far as it does in-process.
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ def weight(generator, decision: str) -> float:
     """Weight in [0, 1] of `decision` made by `generator` (0 without a generator)."""
     if generator is None:
         return 0.0
-    name = str(getattr(generator, "name", "") or "")
+    names = [str(getattr(generator, key, "") or "") for key in ("name", "model_file")]
     for prefix, table in measured().items():
-        if name.startswith(prefix):
+        if any(name.startswith(prefix) for name in names):
             if decision not in table:
                 return 0.0
             skill, chance = table[decision]
