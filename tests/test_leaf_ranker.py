@@ -80,7 +80,8 @@ def test_the_shipped_weights_load_and_score_on_the_searchs_scale(tmp_path):
 
 def test_the_learned_score_sends_the_search_to_the_asked_passage(tmp_path):
     db = build_store(tmp_path / "store.db", {"manual.md": MANUAL}, tmp_path)
-    refined = make_pipeline(db, coverage_min=0.0, budget=60).retrieve_context("How often is the impeller inspected?")
+    refined = make_pipeline(db, coverage_min=0.0, budget=60, learned_leaves=True).retrieve_context(
+        "How often is the impeller inspected?")
     assert "2,000 running hours" in "\n".join(p.text for p in refined.passages)
 
 

@@ -29,8 +29,9 @@ LONGQA_VARIANTS: dict[str, dict] = {
     "longqa-no-loop": {"use_loop": False},  # LongRefiner's greedy selection, no search loop
     "longqa-no-whole-doc": {"whole_documents": False},  # only first-stage hits get a local score
     "longqa-no-precise": {"precise_mode": False},  # no coarser retry when evidence is missing
-    "longqa-hand-leaves": {"learned_leaves": False},  # leaves scored by hand-set weights, not the learned ranker
+    "longqa-learned-leaves": {"learned_leaves": True},  # leaves in the learned ranker's order
     "longqa-learned-excerpt": {"learned_excerpt": True},  # a tight budget's sentences by the learned ranker
+    "longqa-learned": {"learned_leaves": True, "learned_excerpt": True},  # both
     "longqa-router": {"router": "on"},  # RDR2's router asked every step, whatever its measured skill
     # GARLIC/PECAN: documents ingested with --graph (attention edges), asked with --search graph
     "longqa-graph": {"search": "graph"},

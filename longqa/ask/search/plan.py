@@ -3,9 +3,9 @@
 1. Queries: the question, plus its sub-questions for a multi-source question (rule split of
    "A or B", else a grammar-constrained model split); each gets its own first-stage retrieval.
 2. Candidate documents per query from document-level scores (retrieve/docscore.py), as many as
-   score close to the best; every leaf of them gets a whole-document local score: the learned
-   leaf ranker over its BM25 and cosine (retrieve/local.py) and its place in the tree
-   (leaf_ranker.py), averaged up the trees with the outline's global score (refine.score_trees).
+   score close to the best; every leaf of them gets a whole-document local score (retrieve/
+   local.py; in the learned leaf ranker's order with `learned_leaves`, leaf_ranker.py), averaged
+   up the trees with the outline's global score (refine.score_trees).
 3. The search loop (search.py) picks nodes best-first from a frontier until the evidence
    suffices or a cap is hit, hopping through bridge entities for multi-bridge questions and
    giving each sub-question its own lane; precise mode retries with whole sections.
