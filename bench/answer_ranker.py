@@ -19,7 +19,6 @@ calibration error are printed. Every figure is printed with the load average.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import hashlib
 import json
@@ -39,7 +38,7 @@ from longqa.ask.answer.features import FEATURES, MODEL_FEATURES, TYPED  # noqa: 
 from longqa.linear import confidence_inputs  # noqa: E402
 from longqa.ask.settings import DEFAULTS  # noqa: E402
 from longqa.eval.metrics import token_f1  # noqa: E402
-from fitting import commit, fit_listwise, fit_logistic, fold_of, load, standardise  # noqa: E402
+from fitting import collecting_parser, commit, fit_listwise, fit_logistic, fold_of, load, standardise  # noqa: E402
 
 RIGHT = 0.5  # token F1 from which a candidate counts as right
 SHORTLIST = DEFAULTS.answer.max_candidates  # the shortlist the pipeline keeps
@@ -393,14 +392,7 @@ def score(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("questions", type=Path)
-    c.add_argument("--half", default="tune")
-    c.add_argument("--limit", type=int, default=150)
-    c.add_argument("--datasets", default="")
-    c.add_argument("--work-dir", type=Path, required=True)
+    parser, sub = collecting_parser(__doc__)
     f = sub.add_parser("fit")
     f.add_argument("candidates", type=Path)
     f.add_argument("--out", type=Path, default=Path(choose.ranking.WEIGHTS_FILE))

@@ -41,18 +41,12 @@ NAMES = list(excerpt_ranker.FEATURES)
 
 def collect(args) -> None:
     args.work_dir.mkdir(parents=True, exist_ok=True)
-    records = fitting.records_by_question(args.questions)
-    out = open(args.work_dir / "sentences.jsonl", "w", encoding="utf-8")
-    seen: set[str] = set()
+    recorder = fitting.Recorder(args.questions, args.work_dir / "sentences.jsonl")
     original = excerpt_ranker.features
 
     def recording(question, found, readings):
         table = original(question, found, readings)
-        record = records.get(" ".join(question.split()))
-        if record is not None and record["id"] not in seen:
-            seen.add(record["id"])
-            out.write(json.dumps(_labelled(record, found, table)) + "\n")
-            out.flush()
+        recorder.offer(question, lambda record: _labelled(record, found, table))
         return table
 
     excerpt_ranker.features = recording
@@ -60,8 +54,7 @@ def collect(args) -> None:
     # not depend on the order).
     excerpt_ranker.load = lambda path=None: _Hand()
     fitting.run_half(args, "search.learned_excerpt", args.budget)
-    out.close()
-    print(f"collected {len(seen)} questions (half={args.half}, budget {args.budget}) load={fitting.load()}")
+    print(f"collected {recorder.close()} questions (half={args.half}, budget {args.budget}) load={fitting.load()}")
 
 
 def _labelled(record: dict, found: list, table: list[dict]) -> dict:

@@ -198,6 +198,28 @@ def records_by_question(path: Path) -> dict[str, dict]:
     return records
 
 
+class Recorder:
+    """Writes one labelled row per question, the first time a pipeline hook meets the question's
+    own text (a bridge hop's or sub-question's query is not the question and is not recorded)."""
+
+    def __init__(self, questions: Path, out: Path):
+        self.records = records_by_question(questions)
+        self.out = open(out, "w", encoding="utf-8")
+        self.seen: set[str] = set()
+
+    def offer(self, question: str, row) -> None:
+        """`row(record)` is written when `question` is a question of the file not seen yet."""
+        record = self.records.get(" ".join(question.split()))
+        if record is not None and record["id"] not in self.seen:
+            self.seen.add(record["id"])
+            self.out.write(json.dumps(row(record)) + "\n")
+            self.out.flush()
+
+    def close(self) -> int:
+        self.out.close()
+        return len(self.seen)
+
+
 def run_half(args, switch: str, budget: int = 2000) -> None:
     """The eval harness over a half's questions, `longqa` only, no generation, with the setting
     `switch` (the learned part whose hook records) on: the hooks the caller installed record what
@@ -239,18 +261,25 @@ def score_against_hand(questions: list[dict], score, budgets) -> None:
     print(f"  learned:       {show(figures(questions, learned, budgets))}")
 
 
-def command_line(doc: str, data: str, weights: Path, commands: dict, budget: int | None = None):
-    """The scripts' three commands (collect, fit, score) and their arguments."""
+def collecting_parser(doc: str):
+    """A parser whose `collect` command takes the questions, a half, a limit, datasets and a work
+    directory, as every collecting bench script does; (parser, its subparsers)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect")
     c.add_argument("questions", type=Path)
     c.add_argument("--half", default="tune")
     c.add_argument("--limit", type=int, default=150)
-    if budget is not None:
-        c.add_argument("--budget", type=int, default=budget)
     c.add_argument("--datasets", default="")
     c.add_argument("--work-dir", type=Path, required=True)
+    return parser, sub
+
+
+def command_line(doc: str, data: str, weights: Path, commands: dict, budget: int | None = None):
+    """The scripts' three commands (collect, fit, score) and their arguments."""
+    parser, sub = collecting_parser(doc)
+    if budget is not None:
+        sub.choices["collect"].add_argument("--budget", type=int, default=budget)
     f = sub.add_parser("fit")
     f.add_argument(data, type=Path)
     f.add_argument("--out", type=Path, default=weights)

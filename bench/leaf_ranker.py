@@ -43,18 +43,12 @@ COVERED = 0.8
 # -- collect ------------------------------------------------------------------------------------
 def collect(args) -> None:
     args.work_dir.mkdir(parents=True, exist_ok=True)
-    records = fitting.records_by_question(args.questions)
-    out = open(args.work_dir / "leaves.jsonl", "w", encoding="utf-8")
-    seen: set[str] = set()
+    recorder = fitting.Recorder(args.questions, args.work_dir / "leaves.jsonl")
     original = leaf_ranker.features
 
     def recording(inputs: leaf_ranker.LeafInputs):
         table = original(inputs)
-        record = records.get(" ".join(inputs.query.split()))
-        if record is not None and record["id"] not in seen:  # the question's own query, not a hop's
-            seen.add(record["id"])
-            out.write(json.dumps(_labelled(record, inputs, table)) + "\n")
-            out.flush()
+        recorder.offer(inputs.query, lambda record: _labelled(record, inputs, table))
         return table
 
     leaf_ranker.features = recording
@@ -62,8 +56,7 @@ def collect(args) -> None:
     # do not depend on it, only which hops are taken (those are not recorded).
     leaf_ranker.load = lambda path=None: _Hand()
     fitting.run_half(args, "search.learned_leaves")
-    out.close()
-    print(f"collected {len(seen)} questions (half={args.half}) load={fitting.load()}")
+    print(f"collected {recorder.close()} questions (half={args.half}) load={fitting.load()}")
 
 
 class _Hand:

@@ -135,16 +135,7 @@ def fit(args) -> None:
 
 
 def main() -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("questions", type=Path)
-    c.add_argument("--half", default="tune")
-    c.add_argument("--limit", type=int, default=150)
-    c.add_argument("--datasets", default="")
-    c.add_argument("--work-dir", type=Path, required=True)
+    parser, sub = fitting.collecting_parser(__doc__)
     f = sub.add_parser("fit")
     f.add_argument("tune", type=Path)
     f.add_argument("report", type=Path)
