@@ -8,7 +8,8 @@ holding a span of the asked kind (a date, a figure), casting the asked role, bei
 the asked field, naming the first hop's bridge entity. A linear model over them, fitted as a
 softmax over each question's sentences on the tune half (`bench/excerpt_ranker.py`,
 cross-validated by question), orders the sentences; the weights and the command that produced
-them are in excerpt_ranker.json beside this file. No weight is set by hand.
+them are in excerpt_ranker.json beside this file. No weight is set by hand. Off by default
+(`search.learned_excerpt`): it did not beat the hand-weighted excerpt score (bench/RESULTS.md).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ command, commit and data hash that produced them, are in leaf_ranker.json beside
 weight is set by hand. The model decides the order only: the values stay those of the
 hand-weighted score, handed out in the learned order, so that the steps after it (the fill's
 floor, a section's mean, the excerpt's share of a paragraph's score) keep the scale they were set on.
+Off by default (`search.learned_leaves`): it orders labelled leaves better than the hand-weighted
+score but reached no more answers in the search (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -59,7 +61,6 @@ class LeafInputs:
     first_stage: dict[int, float]  # leaf id -> first-stage score (hits only)
     doc_prior: dict[int, float]  # doc id -> score relative to the best candidate
     sources_asked: bool = False  # the query asks about references: back matter is not discounted
-    back: set[int] = field(default_factory=set)
 
 
 def features(inputs: LeafInputs) -> dict[int, dict[str, float]]:
