@@ -96,8 +96,7 @@ def load_questions(path: Path) -> list[dict]:
 
 
 def fit(args) -> None:
-    args.loaded = load_questions(args.sentences)
-    fitting.fit_and_write(args, args.sentences, "excerpt_ranker.py",
+    fitting.fit_and_write(load_questions(args.sentences), args.sentences, args.out, "excerpt_ranker.py",
                           "the sentence holds a gold answer or lies inside a gold evidence passage", NAMES, BUDGETS)
 
 

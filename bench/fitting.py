@@ -238,10 +238,10 @@ def run_half(args, switch: str, budget: int = 2000) -> None:
     runner.run(args.questions, fresh=True)
 
 
-def fit_and_write(args, data: Path, script: str, label: str, names: list[str], budgets) -> None:
-    """Fit a listwise ranker on collected questions (`load_questions` already applied: `args.loaded`)
-    and write its weights with their provenance to `args.out`."""
-    questions = args.loaded
+def fit_and_write(questions: list[dict], data: Path, out: Path, script: str, label: str, names: list[str],
+                  budgets) -> None:
+    """Fit a listwise ranker on `questions` (collected from `data`, `prepare`d) and write its
+    weights with their provenance to `out`."""
     print(f"{len(questions)} questions, {sum(len(q['rows']) for q in questions)} items, "
           f"{sum(bool(q['y'].any()) for q in questions)} with a positive; load={load()}")
     table, figures_ = fit_ranker(questions, names, budgets)
@@ -249,8 +249,8 @@ def fit_and_write(args, data: Path, script: str, label: str, names: list[str], b
                            "commit": commit(), "date": datetime.date.today().isoformat(),
                            "data_sha256": hashlib.sha256(data.read_bytes()).hexdigest()[:16], "label": label,
                            **figures_}
-    args.out.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    out.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
 
 
 def score_against_hand(questions: list[dict], score, budgets) -> None:

@@ -115,8 +115,7 @@ def load_questions(path: Path) -> list[dict]:
 
 
 def fit(args) -> None:
-    args.loaded = load_questions(args.leaves)
-    fitting.fit_and_write(args, args.leaves, "leaf_ranker.py",
+    fitting.fit_and_write(load_questions(args.leaves), args.leaves, args.out, "leaf_ranker.py",
                           "the leaf holds a gold answer or most of a gold evidence passage", NAMES, BUDGETS)
 
 

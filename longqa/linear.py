@@ -34,6 +34,11 @@ class Stage:
         return self.bias + sum(self.contributions(features).values())
 
 
+def stage_from(table: dict) -> Stage:
+    """A Stage from its JSON form ({"weights", "means", "scales", "bias"}; no bias: 0)."""
+    return Stage(dict(table["weights"]), dict(table["means"]), dict(table["scales"]), float(table.get("bias", 0.0)))
+
+
 def confidence_inputs(scores: list[float], on: str) -> list[float]:
     """What the confidence is calibrated on, per candidate: its score, or (`share`) the log-odds
     of its share of the softmax over the shortlist."""
@@ -58,7 +63,7 @@ def read_stage(path: Path, known: set[str], what: str) -> tuple[Stage, dict] | N
         return None
     try:
         table = json.loads(Path(path).read_text(encoding="utf-8"))
-        stage = Stage(dict(table["weights"]), dict(table["means"]), dict(table["scales"]), float(table.get("bias", 0.0)))
+        stage = stage_from(table)
         unknown = set(stage.weights) - set(known)
         if unknown:
             raise ValueError(f"unknown features {sorted(unknown)}")

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from longqa.ask.answer.candidates import Candidate
-from longqa.linear import Stage, confidence_inputs, sigmoid
+from longqa.linear import Stage, confidence_inputs, sigmoid, stage_from
 from longqa.errors import LongqaError
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker.json")
@@ -67,15 +67,11 @@ class Ranker:
         return sigmoid(c.get("final", 1.0) * value + c.get("bias", 0.0))
 
 
-def _stage(table: dict) -> Stage:
-    return Stage(dict(table["weights"]), dict(table["means"]), dict(table["scales"]), float(table["bias"]))
-
-
 def from_dict(table: dict) -> Ranker:
     calibration = table.get("calibration", {})
     if isinstance(calibration, list):  # [a, b]: a score-only calibration
         calibration = {"final": calibration[0], "bias": calibration[1]}
-    return Ranker(_stage(table["prior"]), _stage(table["final"]), {k: float(v) for k, v in calibration.items()},
+    return Ranker(stage_from(table["prior"]), stage_from(table["final"]), {k: float(v) for k, v in calibration.items()},
                   str(table.get("calibrated_on", "score")), float(table.get("threshold", 0.0)),
                   dict(table.get("provenance", {})))
 
