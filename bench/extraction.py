@@ -43,9 +43,9 @@ _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$", re.M)
 _INDEX = re.compile(r"^\\?[^\W\d_][^\n]{0,80}?[, ]\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
 _CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*")  # a PDF line's wide gaps, read as cell breaks
 # A list item is a whole piece of its list: it may open with a lower-case mark ("(a) ", "b) ",
-# "iv. ") and end with the "; and" or ", or" that leads to the next item.
+# "iv. ") and end with the "; and", ", or" or "; or," that leads to the next item.
 _OPENS = re.compile(r"^(?:\(?(?:[a-z]|[ivx]{1,4})[.)]\s|[\"'“‘(\[]?[A-Z0-9•\-–*])")
-_CLOSES = re.compile(r"(?:[.!?:;]|[;,] (?:and|or))[\"'”’)\]]*$")
+_CLOSES = re.compile(r"(?:[.!?:;]|[;,] (?:and|or),?)[\"'”’)\]]*$")
 
 
 def numbered_in_source(path: Path) -> int:
