@@ -43,7 +43,8 @@ from fitting import collecting_parser, commit, fit_listwise, fit_logistic, fold_
 RIGHT = 0.5  # token F1 from which a candidate counts as right
 SHORTLIST = DEFAULTS.answer.max_candidates  # the shortlist the pipeline keeps
 FOLDS = 5
-LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0)
+REPEATS = 3  # splits into folds whose figures are averaged
+LAMBDAS = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 # (prior, final) objectives tried: the prior keeps a shortlist (pointwise keeps more right
 # candidates on it), the final stage picks one from it
 OBJECTIVES = (("pointwise", "pointwise"), ("pointwise", "listwise"))
@@ -182,13 +183,14 @@ def fit_model(objective: str, lists: list[list[dict]], names: list[str], lam: fl
     return mean, scale, fit_listwise(groups, lam), 0.0
 
 
-def folds_of(rows: list[dict]) -> list[int]:
-    return [fold_of(r["id"], FOLDS) for r in rows]
+def folds_of(rows: list[dict], repeat: int = 0) -> list[int]:
+    """Each question's fold in one of REPEATS different splits (the first by its id alone)."""
+    return [fold_of(f"{repeat}:{r['id']}" if repeat else r["id"], FOLDS) for r in rows]
 
 
-def stage_scores(rows, lists, names, lam, objective: str) -> list[np.ndarray]:
+def stage_scores(rows, lists, names, lam, objective: str, repeat: int = 0) -> list[np.ndarray]:
     """Out-of-fold scores of each question's candidate list (`lists[i]` for `rows[i]`)."""
-    folds = folds_of(rows)
+    folds = folds_of(rows, repeat)
     out: list[np.ndarray | None] = [None] * len(rows)
     for fold in range(FOLDS):
         train = [cands for i, cands in enumerate(lists) if folds[i] != fold]
@@ -226,48 +228,59 @@ def prior_names(names: list[str]) -> list[str]:
 _PRIOR_CACHE: dict = {}
 
 
-def prior_shortlists(rows, prior, lam_prior, objective: str):
+def prior_shortlists(rows, prior, lam_prior, objective: str, repeat: int = 0):
     """Out-of-fold prior scores of every candidate and the shortlists they keep (computed once per
-    feature list, strength and objective)."""
-    key = (id(rows), tuple(prior), lam_prior, objective)
+    feature list, strength, objective and split)."""
+    key = (id(rows), tuple(prior), lam_prior, objective, repeat)
     if key not in _PRIOR_CACHE:
-        ps = stage_scores(rows, [r["candidates"] for r in rows], prior, lam_prior, objective)
+        ps = stage_scores(rows, [r["candidates"] for r in rows], prior, lam_prior, objective, repeat)
         _PRIOR_CACHE[key] = (ps, shortlists(rows, ps))
     return _PRIOR_CACHE[key]
 
 
 def evaluate(rows, prior, final, lam_prior, lam_final, objective: str) -> dict:
-    """Cross-validated figures of the two stages with these feature lists."""
+    """Cross-validated figures of the two stages with these feature lists, each the mean over
+    REPEATS splits into folds (one split of a few hundred questions moves the top answer's F1 by
+    a few hundredths); `short` and `final_scores` are the first split's."""
     pool = [r["candidates"] for r in rows]
-    ps, short = prior_shortlists(rows, prior, lam_prior, objective[0])
-    fs = stage_scores(rows, short, final, lam_final, objective[1])
+    figures: dict[str, list[float]] = defaultdict(list)
+    for repeat in range(REPEATS):
+        ps, short = prior_shortlists(rows, prior, lam_prior, objective[0], repeat)
+        fs = stage_scores(rows, short, final, lam_final, objective[1], repeat)
+        figures["prior_top_f1"].append(top_f1(pool, ps))
+        figures["final_top_f1"].append(top_f1(short, fs))
+        figures["best_of_shortlist"].append(float(np.mean([max((c["f1"] for c in s), default=0.0) for s in short])))
+        if repeat == 0:
+            first = {"short": short, "final_scores": fs}
     best = [max((c["f1"] for c in r["candidates"]), default=0.0) for r in rows]
-    reach = [max((c["f1"] for c in s), default=0.0) for s in short]
-    return {"prior_top_f1": top_f1(pool, ps), "final_top_f1": top_f1(short, fs),
-            "best_of_pool": float(np.mean(best)), "best_of_shortlist": float(np.mean(reach)),
-            "short": short, "final_scores": fs}
+    return {**{k: float(np.mean(v)) for k, v in figures.items()}, "best_of_pool": float(np.mean(best)), **first}
 
 
 def eliminate(rows, names, fixed, lam_prior, lam_final, stage: str, objective: str) -> list[str]:
-    """Drop-one pass: every feature whose removal alone does not lower the cross-validated F1 of
-    the top answer is removed, together, unless removing them together lowers it."""
-    key = "prior_top_f1" if stage == "prior" else "final_top_f1"
+    """Backward elimination of one stage's features, judged by the cross-validated F1 of the answer
+    the two stages pick: each feature is tried alone first; then, from the one whose removal
+    leaves that figure highest, each whose removal alone did not lower it is removed for good
+    while removing it (with those already gone) does not lower it either. What survives earns its
+    weight; what it drops is deleted with its code."""
 
     def score(features):
         prior, final = (features, fixed) if stage == "prior" else (fixed, features)
-        return evaluate(rows, prior, final, lam_prior, lam_final, objective)[key]
+        return evaluate(rows, prior, final, lam_prior, lam_final, objective)["final_top_f1"]
 
-    base = score(names)
-    useless = []
-    for name in names:
-        without = score([f for f in names if f != name])
+    kept = list(names)
+    base = score(kept)
+    alone = sorted(((score([f for f in kept if f != name]), name) for name in kept), reverse=True)
+    for without, name in alone:
         print(f"  {stage}: without {name:24} top F1 {without:.4f} ({without - base:+.4f})", flush=True)
-        if without >= base - 1e-9:
-            useless.append(name)
-    kept = [f for f in names if f not in useless]
-    if kept and score(kept) >= base - 1e-9:
-        return kept
-    return names
+    for without, name in alone:
+        if without < base - 1e-9 or len(kept) == 1:
+            break
+        trial = score([f for f in kept if f != name])
+        if trial >= base - 1e-9:
+            kept.remove(name)
+            print(f"  {stage}: dropped {name:24} top F1 {trial:.4f}; {len(kept)} left", flush=True)
+            base = trial
+    return kept
 
 
 def fit_stage(lists, names, lam, objective: str) -> dict:
@@ -302,8 +315,9 @@ def choose_objective(rows, names) -> tuple[tuple[str, str], float, float]:
     """The objective and the two regularisation strengths that cross-validate best (all features)."""
     best = None
     for objective in OBJECTIVES:
-        lam_prior = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam, 1.0,
-                                                          objective)["prior_top_f1"])
+        # each strength by the F1 of the picked answer (the prior's with the final's at 30 first)
+        lam_prior = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam, 30.0,
+                                                          objective)["final_top_f1"])
         lam_final = max(LAMBDAS, key=lambda lam: evaluate(rows, prior_names(names), names, lam_prior, lam,
                                                           objective)["final_top_f1"])
         full = evaluate(rows, prior_names(names), names, lam_prior, lam_final, objective)
