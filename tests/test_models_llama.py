@@ -138,6 +138,25 @@ def test_a_kept_prompt_head_is_loaded_instead_of_read_again(generator):
     assert generator.prefixes_loaded == loaded + 2
 
 
+def test_many_options_are_scored_in_decodes_of_bounded_output(generator):
+    # More option tokens than one decode's output budget (OUTPUT_MIB of vocabulary-wide rows):
+    # they go through several decodes and score as one at a time does.
+    from longqa.models.llama import OUTPUT_MIB
+
+    prompt = "Sentences:\nThe pump room is in the basement of block C.\nQuestion: Where is the pump room?\nAnswer:"
+    options = [f" in the basement of block {letter}" for letter in "ABCDEFGHIJKL"]
+    rows = OUTPUT_MIB * 2**20 // (4 * generator._n_vocab)
+    tokens = generator._prompt_tokens(prompt)
+    lengths = [len(generator._continuation(prompt, tokens, option)) for option in options]
+    assert sum(n - 1 for n in lengths) > rows  # more than one decode's worth
+    batched = generator.option_logprobs(prompt, options)
+    first = generator._prefill(tokens)
+    single = [generator._sequence_logprob(tokens, generator._continuation(prompt, tokens, option), first) / n
+              for option, n in zip(options, lengths)]
+    assert batched == pytest.approx(single, abs=0.15)
+    assert max(range(len(options)), key=batched.__getitem__) == 2  # block C, as the sentence says
+
+
 def test_prompt_too_long_is_refused_never_truncated(generator):
     prompt = "word " * 8200
     assert generator.count_tokens(prompt) > generator.n_ctx

@@ -36,6 +36,11 @@ FIRST_ALLOCATION = 2048
 # all of its tokens (masked per text), so bigger is slower: 512 with flash attention measured
 # 2.2x the tokens/s of 512 without it, and 1024 was 17% slower than 512.
 EMBED_BATCH_TOKENS = 512
+# Option scoring asks for the next-token logits at every option token, and llama.cpp keeps an
+# output buffer as large as the most rows one decode ever asked for: a row is the whole vocabulary
+# (1 MiB for gemma's 262,144 tokens), so 12 options of 6 tokens held 72 MiB more for the rest of
+# the process. Each decode asks for at most this many MiB of rows.
+OUTPUT_MIB = 32
 SEED = 1234
 
 _LOG_TAIL: deque[str] = deque(maxlen=8)
@@ -300,9 +305,10 @@ class LlamaGenerator:
         totals = [float(first[c[0]]) for c in continuations]
         pending = [(i, c) for i, c in enumerate(continuations) if len(c) > 1]
         n_seq = int(self._llm.context_params.n_seq_max)
+        rows = min(self._llm.n_batch, max(1, OUTPUT_MIB * 2**20 // (4 * self._n_vocab)))
         while pending:
             chunk, used = [], 0
-            while pending and len(chunk) < n_seq - 1 and used + len(pending[0][1]) - 1 <= self._llm.n_batch:
+            while pending and len(chunk) < n_seq - 1 and used + len(pending[0][1]) - 1 <= rows:
                 chunk.append(pending.pop(0))
                 used += len(chunk[-1][1]) - 1
             if not chunk:  # one sequence per context: roll each option back in turn
