@@ -157,6 +157,40 @@ def test_many_options_are_scored_in_decodes_of_bounded_output(generator):
     assert max(range(len(options)), key=batched.__getitem__) == 2  # block C, as the sentence says
 
 
+def test_a_kept_head_is_kept_on_disk_for_the_next_process(generator, tmp_path, monkeypatch):
+    from longqa.models.llama import KEPT_HEADS_DIR
+
+    monkeypatch.setenv("LONGQA_MODELS_DIR", str(tmp_path))
+    head = "Answers about the maintenance schedule, one word each, copied from the sentence.\n\n" * 3
+    prompt = head + "Sentence: The filters are changed weekly.\nQuestion: How often are the filters changed?\nAnswer:"
+    options = [" weekly", " daily", " never"]
+    generator.clear_cache()
+    fresh = generator.option_logprobs(prompt, options)
+    generator.keep_prefix(head)
+    generator.complete("Something unrelated fills the cache.", max_tokens=2)
+    read = generator.option_logprobs(prompt, options)  # reads the head and writes its state
+    files = list((tmp_path / KEPT_HEADS_DIR).glob("*.kv"))
+    assert len(files) == 1 and files[0].stat().st_size > 0
+    # A fresh process: nothing kept in memory, the file on disk. Its state is loaded, not read.
+    generator._kept.clear()
+    generator.clear_cache()
+    generator.keep_prefix(head)
+    loaded = generator.prefixes_loaded
+    from_disk = generator.option_logprobs(prompt, options)
+    assert generator.prefixes_loaded == loaded + 1
+    assert from_disk == pytest.approx(read, abs=1e-6)  # the same cells as reading the head here
+    assert max(range(3), key=from_disk.__getitem__) == max(range(3), key=fresh.__getitem__) == 0
+    # A file that is not a state (cut short, another build's) is read again and replaced.
+    files[0].write_bytes(b"not a state")
+    generator._kept.clear()
+    generator.clear_cache()
+    generator.keep_prefix(head)
+    again = generator.option_logprobs(prompt, options)
+    assert again == pytest.approx(read, abs=1e-6)
+    assert files[0].stat().st_size > len(b"not a state")
+    generator._kept.clear()
+
+
 def test_prompt_too_long_is_refused_never_truncated(generator):
     prompt = "word " * 8200
     assert generator.count_tokens(prompt) > generator.n_ctx

@@ -10,17 +10,20 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import hashlib
+import json
 import os
 import weakref
 from collections import deque
+from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
-from longqa import environment
+from longqa import config, environment
 from longqa.errors import ModelError
 from longqa.models.base import KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS
-from longqa.models.files import GgufInfo, read_gguf_info
+from longqa.models.files import GgufInfo, read_gguf_info, write_atomic
 from longqa.models.grammar import compile_grammar
 from longqa.models.threads import cpu_threads
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
@@ -42,6 +45,7 @@ EMBED_BATCH_TOKENS = 512
 # the process. Each decode asks for at most this many MiB of rows.
 OUTPUT_MIB = 32
 SEED = 1234
+KEPT_HEADS_DIR = "kept-heads"  # under the models folder: prompt heads' KV states (see _KeptPrefix)
 
 _LOG_TAIL: deque[str] = deque(maxlen=8)
 
@@ -165,19 +169,34 @@ def _load_failure_reason() -> str:
 
 
 class _KeptPrefix:
-    """The KV cells of one prompt head (sequence 0), copied out of the context."""
+    """The KV cells of one prompt head (sequence 0), copied out of the context, and kept on disk
+    too (`file`), so that a fresh process loads them instead of reading the head again: a few
+    MiB read in milliseconds against a few hundred tokens of prefill per head."""
 
-    def __init__(self, tokens: list[int]):
-        self.tokens, self.data = tokens, None  # data: None until the head has been read once
+    def __init__(self, tokens: list[int], file: Path | None = None):
+        self.tokens, self.data, self.file = tokens, None, file  # data: None until read once
+        self.from_disk = False
+        if file is not None:
+            try:
+                raw = file.read_bytes()
+            except OSError:
+                return
+            self.data, self.from_disk = (ctypes.c_uint8 * len(raw)).from_buffer_copy(raw), True
 
     def save(self, ctx) -> None:
         size = llama_cpp.llama_state_seq_get_size(ctx, 0)
         self.data = (ctypes.c_uint8 * size)()
         llama_cpp.llama_state_seq_get_data(ctx, self.data, size, 0)
+        self.from_disk = False
+        if self.file is not None:
+            try:
+                write_atomic(self.file, bytes(self.data))
+            except OSError:
+                pass  # a cache: a read-only data folder only means the head is read again next time
 
-    def load(self, ctx) -> None:
-        if not llama_cpp.llama_state_seq_set_data(ctx, self.data, len(self.data), 0):
-            raise ModelError("llama.cpp refused a kept prompt state")
+    def load(self, ctx) -> bool:
+        """Put the kept cells into the context; False when llama.cpp refuses them."""
+        return bool(llama_cpp.llama_state_seq_set_data(ctx, self.data, len(self.data), 0))
 
 
 class LlamaGenerator:
@@ -358,7 +377,19 @@ class LlamaGenerator:
         if text not in self._kept:
             # The head's last token may merge with what follows it in a prompt ("Question:" +
             # " What"), so only the tokens before it are kept.
-            self._kept[text] = _KeptPrefix(self._prompt_tokens(text)[:-1])
+            tokens = self._prompt_tokens(text)[:-1]
+            self._kept[text] = _KeptPrefix(tokens, self._kept_file(tokens))
+
+    def _kept_file(self, tokens: list[int]) -> Path | None:
+        """Where a head's state is kept between processes: named by everything the state depends
+        on (the model file, the llama.cpp build, CPU or GPU, the tokens)."""
+        try:
+            stat = self.info.path.stat()
+        except OSError:
+            return None
+        key = json.dumps([str(self.info.path.resolve()), stat.st_size, stat.st_mtime_ns, llama_cpp.__version__,
+                          self.gpu_offload, tokens])
+        return config.models_dir() / KEPT_HEADS_DIR / f"{self.info.path.stem}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.kv"
 
     def _cached(self, tokens: list[int]) -> int:
         """How many of `tokens` the KV cache already holds, from the start."""
@@ -380,11 +411,15 @@ class LlamaGenerator:
             llm = self._llm
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
             llm.n_tokens = 0
+            if kept.data is not None and not kept.load(llm.ctx):
+                if not kept.from_disk:
+                    raise ModelError("llama.cpp refused a kept prompt state")
+                llm._ctx.kv_cache_seq_rm(-1, 0, -1)  # a stale file on disk: read the head again
+                kept.data = None
             if kept.data is None:
                 self._eval_logprobs(head)
                 kept.save(llm.ctx)
             else:
-                kept.load(llm.ctx)
                 llm.input_ids[: len(head)] = head
                 llm.n_tokens = len(head)
                 self.prefixes_loaded += 1
