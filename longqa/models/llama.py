@@ -360,7 +360,7 @@ class LlamaGenerator:
             llm._batch.reset()
             llm._requires_eval = True
         for i, row, target in rows:
-            totals[i] += float(self._logprobs_at(row)[target])
+            totals[i] += self._logprob_at(row, target)
 
     def _continuation(self, prompt: str, prompt_tokens: list[int], label: str) -> list[int]:
         """The label's tokens as the model would see them right after the prompt."""
@@ -442,6 +442,14 @@ class LlamaGenerator:
             raise ModelError(f"{self.name}: evaluation failed ({exc})") from None
         self._llm._requires_eval = True  # our decode left logits the sampler must not trust
         return self._logprobs_at(-1)
+
+    def _logprob_at(self, row: int, token: int) -> float:
+        """The log-probability of `token` at batch row `row` of the last decode: one value, in
+        float32 (a row is the whole vocabulary, and option scoring reads dozens of rows)."""
+        pointer = llama_cpp.llama_get_logits_ith(self._llm.ctx, row)
+        logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
+        peak = logits.max()
+        return float(logits[token] - peak) - float(np.log(np.exp(logits - peak).sum(dtype=np.float64)))
 
     def _logprobs_at(self, row: int) -> np.ndarray:
         """Next-token log-probabilities at batch row `row` of the last decode (-1: its last)."""
