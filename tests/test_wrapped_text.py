@@ -228,6 +228,26 @@ def test_titles_beside_numbered_sections_stay_out_of_the_leaves(tmp_path):
     assert "You may obtain a copy of the form at https://supplier.example/order-form" in "\n".join(texts)
 
 
+def test_a_centred_preamble_title_counts_though_the_clauses_start_late(tmp_path):
+    """Clauses that start after a long list of definitions (past a quarter of the text) still leave
+    the centred titles above them their meaning: the first names the document, "Preamble" opens a
+    section, and neither is left in a leaf."""
+    definitions = [f'"{term}" means {meaning}.' for term, meaning in [
+        ("Buyer", "the person who places an order"), ("Supplier", "the company named on the order form"),
+        ("Goods", "what the order lists"), ("Delivery", "the handing over of the Goods at the address given"),
+        ("Order", "a request for Goods made on the form"), ("Price", "the amount the order states"),
+        ("Working Day", "any day other than a weekend or a public holiday"), ("Site", "the address of delivery")]]
+    parts = [centred("SUPPLY TERMS"), centred("Preamble"), wrapped(CONVEY), "Definitions:", *definitions]
+    for number, (title, body) in enumerate(CLAUSES, start=1):
+        parts += [f"{number}. {title}", wrapped(body)]
+    doc = parse_file(write(tmp_path, "terms.txt", "\n\n".join(parts) + "\n"))
+    root, _ = structure_document(doc)
+    assert doc.title == "SUPPLY TERMS"
+    assert [node.title for node in sections(root)] == ["Preamble", *[f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]]
+    texts = [leaf.text for leaf in leaves(root)]
+    assert not any(title in text for text in texts for title in ["SUPPLY TERMS", "Preamble"])
+
+
 def test_a_title_line_inside_a_numbered_section_stays_its_text(tmp_path):
     """Between numbered sections numbering is the stronger signal: a short capitalised line in
     one ("Delivery Terms") is the section's text, not a section of its own."""
