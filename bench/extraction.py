@@ -108,9 +108,63 @@ def measure(path: Path) -> dict:
     }
 
 
+# A reader's questions about the licences, asked of each one's own store: the sentences the
+# answer stage focuses on (what the model reads, and what quotes are cut from) should be whole.
+QUESTIONS = {
+    "GPL-3": ["What must you do when you convey a modified version?", "Can I charge a fee for conveying copies?",
+              "What happens to my licence if I violate the terms?", "What is the Corresponding Source?"],
+    "Apache-2.0": ["What must a redistribution of a derivative work carry?", "Does contributing grant a patent licence?",
+                   "What is excluded from the warranty?", "What is a Contribution?"],
+    "MPL-2.0": ["What happens to the licence if a contributor is sued over patents?",
+                "Can Covered Software be combined with code under another licence?",
+                "What must be made available when distributing Executable Form?", "What is a Larger Work?"],
+    "GFDL-1.3": ["What are Invariant Sections?", "What must I do when copying in quantity?",
+                 "How can the document be translated?", "When does the licence terminate?"],
+    "GPL-2": ["What must accompany the object code when it is distributed?", "Can I charge for a copy?",
+              "What happens if a court imposes conditions that contradict this License?", "Is there any warranty?"],
+    "LGPL-2.1": ["Can a program that uses the library be distributed under other terms?",
+                 "What must be provided with a work that uses the Library?", "What is a library?",
+                 "May I convert the library to the ordinary GPL?"],
+    "Artistic": ["May I charge a fee for distributing this Package?", "What is the Standard Version?",
+                 "What must I do when I modify the package?", "Can the Package be aggregated with a commercial distribution?"],
+}
+
+
+def focused_whole(path: Path, questions: list[str]) -> tuple[int, float]:
+    """(focused sentences, share of them whole) over `questions` asked of a store holding `path`
+    alone, with the default embedder and no generator (the sentences are chosen before any model
+    call)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from longqa.ask.analysis.asked import read as read_asked
+    from longqa.ask.answer.stage import plan_answer
+    from longqa.ask.pipeline import Pipeline
+    from longqa.models.resolve import load_embedder
+    from longqa.store.db import open_db
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "store.db"
+        subprocess.run([sys.executable, "-m", "longqa", "ingest", "-q", "-d", str(db), str(path)], check=True)
+        embedder = load_embedder()
+        pipeline = Pipeline(open_db(db, readonly=True), None, embedder)
+        texts = []
+        for question in questions:
+            refined = pipeline.retrieve_context(question)
+            asked = refined.analysis.asked or read_asked(question)
+            plan = plan_answer(asked, refined.passages, refined.analysis.type, refined.analysis.scope, embedder,
+                               pipeline.retriever.embed(question))
+            texts += [" ".join(sentence.text.split()) for sentence in plan.focused]
+    whole = sum(1 for text in texts if _OPENS.match(text) and _CLOSES.search(text))
+    return len(texts), whole / len(texts) if texts else 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="*", type=Path)
+    parser.add_argument("--focused", action="store_true",
+                        help="also ask each licence its QUESTIONS and measure the focused sentences (embedder)")
     args = parser.parse_args()
     paths = args.paths or [p for p in DEFAULTS if p.is_file()] + sorted(
         p for p in FETCHED.glob("*") if p.is_file() and p.name not in {d.name for d in DEFAULTS})
@@ -123,6 +177,12 @@ def main() -> None:
         print(f"{row['document'][:28]:28} {row['format']:8} {row['structure']:9} {row['seconds']:6.2f} "
               f"{row['sentences']:5} {row['whole']:6.3f} {found:>9} {row['contents_lines']:8} {row['index_lines']:5} "
               f"{'-' if row['heads'] is None else row['heads']:>5}")
+    if args.focused:
+        print("\nfocused sentences over each licence's questions (QUESTIONS), whole share:")
+        for path in paths:
+            if path.name in QUESTIONS:
+                count, share = focused_whole(path, QUESTIONS[path.name])
+                print(f"{path.name[:28]:28} {count:5} focused  {share:6.3f} whole")
 
 
 if __name__ == "__main__":
