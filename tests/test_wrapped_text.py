@@ -260,6 +260,22 @@ def test_a_title_line_inside_a_numbered_section_stays_its_text(tmp_path):
     assert "Delivery Terms\n" in "\n".join(leaf.text for leaf in leaves(sections(root)[1]))
 
 
+def test_a_centred_title_between_numbered_sections_opens_one(tmp_path):
+    """A title the layout centres between two numbered clauses ("LIABILITY" over the last ones) is a
+    title, not the clause's text; a plain capitalised line there still is text."""
+    parts = []
+    for number, (title, body) in enumerate(CLAUSES, start=1):
+        if number == 4:
+            parts.append(centred("LIABILITY"))
+        parts += [f"{number}. {title}", wrapped(body)]
+    parts.insert(3, "Delivery Terms")
+    root, _ = structure_document(parse_file(write(tmp_path, "supply.txt", "\n\n".join(parts) + "\n")))
+    numbered = [f"{n}. {t}" for n, (t, _) in enumerate(CLAUSES, 1)]
+    assert [node.title for node in sections(root)] == numbered[:3] + ["LIABILITY"] + numbered[3:]
+    texts = [leaf.text for leaf in leaves(root)]
+    assert not any("LIABILITY" in text for text in texts) and "Delivery Terms\n" in "\n".join(texts)
+
+
 def test_markdown_code_under_a_sentence_stays_code(tmp_path):
     """In markdown a line indented under a paragraph is code, even one word after a sentence that
     leads into it: it is not run on into the sentence as a plain text's address is."""

@@ -66,12 +66,13 @@ def _title_like(text: str) -> bool:
 
 def text_headings(doc: ParsedDocument) -> list[Heading]:
     """Numbered lines get their numbering's level; other title-like lines are level 1 unless numbered
-    headings exist. Then, numbering being the stronger signal, nothing else opens a section between
-    the first numbered heading and the last; after them, and before them where the run starts
-    within OPENING_SHARE of the blocks, the titles the document marks otherwise do, at the top
-    level: centred or underlined lines, lines in capitals, an appendix, exhibit or annex, each
-    found once in the document ("Preamble", "TERMS AND CONDITIONS", "END OF TERMS AND CONDITIONS"),
-    never a filing's exhibit label (see _FILED).
+    headings exist. Then, numbering being the stronger signal, only a title the layout sets apart
+    (centred or underlined: "NO WARRANTY" over a licence's last clauses) opens a section between
+    the first numbered heading and the last, or before them wherever the run starts; after them,
+    and before them where the run starts within OPENING_SHARE of the blocks, the titles the
+    document marks otherwise do too, at the top level: lines in capitals, an appendix, exhibit or
+    annex, each found once in the document ("Preamble", "TERMS AND CONDITIONS", "END OF TERMS AND
+    CONDITIONS"), never a filing's exhibit label (see _FILED).
     Such a title first in the file, centred, underlined or title-like straight over another
     heading, is the document's (level 0): it names the document.
 
@@ -114,7 +115,7 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
     # starts: unlike capitals, it is no book's emphasis but a title ("Preamble" over a licence
     # whose clauses follow its definitions).
     marked = [h for h in marked if h.index < first and (opens or doc.blocks[h.index].heading is not None)
-              or h.index > last]
+              or h.index > last or first < h.index < last and doc.blocks[h.index].heading is not None]
     taken = {h.index for h in marked}
     # A title-like first line straight over a heading is the document's title.
     title_line = [h for h in titled if h.index == 0 and 0 not in taken and (
