@@ -129,6 +129,20 @@ def parts(db: str) -> None:
     print(f"  {f'(allocated after it: {allocated} tokens)':34s}")
 
 
+def cpu_model() -> str:
+    """The CPU's name and its widest vector instructions: the model's prompt reading speed follows
+    them (on 2 cores of an AVX2 host it read 250-340 tokens/s, where earlier figures in
+    bench/RESULTS.md say ~700), so figures are compared only between runs on the same host."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return "unknown CPU"
+    name = re.search(r"^model name\s*:\s*(.+)$", info, re.M)
+    flags = set((re.search(r"^flags\s*:\s*(.+)$", info, re.M) or re.search("(.*)", "")).group(1).split())
+    vector = next((f for f in ("avx512f", "avx2", "avx", "neon") if f in flags), "no AVX")
+    return f"{name.group(1).strip() if name else 'unknown CPU'}, {vector}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -149,7 +163,7 @@ def main() -> int:
             subprocess.run(longqa + ["ingest", str(SAMPLE), "-q", "-d", str(db)], check=True, env=env)
         ask = longqa + ["ask", QUESTION, "-d", str(db)]
         timed(ask + ["--context-only"], env)  # models prepared, caches warm: what a second ask sees
-        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; {load()}")
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs ({cpu_model()}); {load()}")
         measure("longqa --help", longqa + ["--help"], env, args.runs)
         measure("ask --context-only", ask + ["--context-only", "--json"], env, args.runs)
         measure("ask", ask + ["--json"], env, args.runs)
