@@ -138,7 +138,8 @@ def cpu_model() -> str:
     except OSError:
         return "unknown CPU"
     name = re.search(r"^model name\s*:\s*(.+)$", info, re.M)
-    flags = set((re.search(r"^flags\s*:\s*(.+)$", info, re.M) or re.search("(.*)", "")).group(1).split())
+    flags_line = re.search(r"^flags\s*:\s*(.+)$", info, re.M)
+    flags = set(flags_line.group(1).split()) if flags_line else set()
     vector = next((f for f in ("avx512f", "avx2", "avx", "neon") if f in flags), "no AVX")
     return f"{name.group(1).strip() if name else 'unknown CPU'}, {vector}"
 

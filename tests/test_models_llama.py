@@ -115,14 +115,21 @@ def test_option_logprobs_score_whole_options_in_one_batch(generator):
     assert generator.complete("The capital of France is", max_tokens=4)  # the context still generates
 
 
-def test_a_kept_prompt_head_is_loaded_instead_of_read_again(generator):
-    head = "Questions about the works, each answered with one word from its sentence.\n\n" * 4
-    prompt = head + "Sentence: The pumps are tested monthly.\nQuestion: How often are the pumps tested?\nAnswer:"
-    options = [" monthly", " yearly", " never"]
+def _scored_then_head_kept(generator, head: str, prompt: str, options: list[str]) -> list[float]:
+    """The options' scores read from an empty cache; then `head` is kept and the cache filled with
+    something else, so that the next call on `prompt` reads (or loads) the head."""
     generator.clear_cache()
     fresh = generator.option_logprobs(prompt, options)
     generator.keep_prefix(head)
     generator.complete("Something unrelated fills the cache.", max_tokens=2)
+    return fresh
+
+
+def test_a_kept_prompt_head_is_loaded_instead_of_read_again(generator):
+    head = "Questions about the works, each answered with one word from its sentence.\n\n" * 4
+    prompt = head + "Sentence: The pumps are tested monthly.\nQuestion: How often are the pumps tested?\nAnswer:"
+    options = [" monthly", " yearly", " never"]
+    fresh = _scored_then_head_kept(generator, head, prompt, options)
     generator.option_logprobs(prompt, options)  # reads the head once and keeps its state
     loaded = generator.prefixes_loaded
     generator.complete("Something else unrelated.", max_tokens=2)
@@ -164,10 +171,7 @@ def test_a_kept_head_is_kept_on_disk_for_the_next_process(generator, tmp_path, m
     head = "Answers about the maintenance schedule, one word each, copied from the sentence.\n\n" * 3
     prompt = head + "Sentence: The filters are changed weekly.\nQuestion: How often are the filters changed?\nAnswer:"
     options = [" weekly", " daily", " never"]
-    generator.clear_cache()
-    fresh = generator.option_logprobs(prompt, options)
-    generator.keep_prefix(head)
-    generator.complete("Something unrelated fills the cache.", max_tokens=2)
+    fresh = _scored_then_head_kept(generator, head, prompt, options)
     read = generator.option_logprobs(prompt, options)  # reads the head and writes its state
     files = list((tmp_path / KEPT_HEADS_DIR).glob("*.kv"))
     assert len(files) == 1 and files[0].stat().st_size > 0

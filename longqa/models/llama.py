@@ -443,18 +443,20 @@ class LlamaGenerator:
         self._llm._requires_eval = True  # our decode left logits the sampler must not trust
         return self._logprobs_at(-1)
 
+    def _logits_at(self, row: int) -> np.ndarray:
+        """The next-token logits at batch row `row` of the last decode (-1: its last), as a view."""
+        return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self._llm.ctx, row), shape=(self._n_vocab,))
+
     def _logprob_at(self, row: int, token: int) -> float:
         """The log-probability of `token` at batch row `row` of the last decode: one value, in
         float32 (a row is the whole vocabulary, and option scoring reads dozens of rows)."""
-        pointer = llama_cpp.llama_get_logits_ith(self._llm.ctx, row)
-        logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
+        logits = self._logits_at(row)
         peak = logits.max()
         return float(logits[token] - peak) - float(np.log(np.exp(logits - peak).sum(dtype=np.float64)))
 
     def _logprobs_at(self, row: int) -> np.ndarray:
         """Next-token log-probabilities at batch row `row` of the last decode (-1: its last)."""
-        pointer = llama_cpp.llama_get_logits_ith(self._llm.ctx, row)
-        logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,)).astype(np.float64)
+        logits = self._logits_at(row).astype(np.float64)
         peak = logits.max()
         return logits - peak - np.log(np.exp(logits - peak).sum())
 

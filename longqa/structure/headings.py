@@ -111,11 +111,11 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
     # Marks before the numbered run count where the run is the document's frame, starting early (a
     # licence's "Preamble"), not a licence appended to a book, whose capitals are the book's.
     opens = first <= OPENING_SHARE * len(doc.blocks)
-    # A title the layout sets apart (centred or underlined) counts before the run wherever the run
-    # starts: unlike capitals, it is no book's emphasis but a title ("Preamble" over a licence
-    # whose clauses follow its definitions).
-    marked = [h for h in marked if h.index < first and (opens or doc.blocks[h.index].heading is not None)
-              or h.index > last or first < h.index < last and doc.blocks[h.index].heading is not None]
+    # A title the layout sets apart (centred or underlined) counts wherever it stands: unlike
+    # capitals, it is no book's emphasis but a title ("Preamble" over clauses that follow a long
+    # list of definitions, "NO WARRANTY" over a licence's last clauses).
+    marked = [h for h in marked if doc.blocks[h.index].heading is not None or h.index > last
+              or h.index < first and opens]
     taken = {h.index for h in marked}
     # A title-like first line straight over a heading is the document's title.
     title_line = [h for h in titled if h.index == 0 and 0 not in taken and (
