@@ -104,3 +104,16 @@ def test_word_pieces_come_from_the_shipped_vocabulary(default):
     # BERT uncased's ids: [CLS] net sales increased ... [SEP]
     assert ids[:4] == [101, 5658, 4341, 3445] and ids[-1] == 102
     assert default.count_tokens("footwear " * 200) == defaults.EMBED_MAX_TOKENS  # cut, closing [SEP] kept
+
+
+def test_loading_the_embedder_first_prints_nothing():
+    """A command's first model is often the embedder, whose tokenizer-only file names no training
+    context: llama-cpp-python's own logger printed a context-length warning on every `ask`."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from longqa.models.resolve import load_embedder; load_embedder().embed(['Lease term: five years.'])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import weakref
-from collections import deque
 from pathlib import Path
 from typing import Iterator
 
@@ -28,7 +27,7 @@ from longqa.models.grammar import compile_grammar
 from longqa.models.threads import cpu_threads
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
 
-from longqa.models.llama_lib import llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
+from longqa.models.llama_lib import LOG_TAIL, capture, llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
 
 DEFAULT_GENERATOR_CTX = 8192
 # The generator's KV cache is allocated for this many tokens at first, and reopened larger only
@@ -47,25 +46,6 @@ OUTPUT_MIB = 32
 SEED = 1234
 KEPT_HEADS_DIR = "kept-heads"  # under the models folder: prompt heads' KV states (see _KeptPrefix)
 
-_LOG_TAIL: deque[str] = deque(maxlen=8)
-
-
-_WARN, _ERROR, _CONT = 3, 4, 5  # ggml_log_level values
-_capturing = False
-
-
-@llama_cpp.llama_log_callback
-def _capture_log(level: int, text: bytes, user_data) -> None:
-    """Warnings and errors are kept for error messages; nothing is ever printed."""
-    global _capturing
-    if level != _CONT:
-        _capturing = level in (_WARN, _ERROR)
-    line = text.decode("utf-8", errors="replace").strip()
-    if _capturing and line:
-        _LOG_TAIL.append(line)
-
-
-llama_cpp.llama_log_set(_capture_log, ctypes.c_void_p(0))
 
 
 def gpu_offload() -> bool:
@@ -131,7 +111,7 @@ def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 51
     Flash attention is on: on CPU it measured 32% less time for a 1,100-token gemma prompt
     and 2.2x embedding throughput, with the same outputs."""
     threads = cpu_threads()
-    _LOG_TAIL.clear()
+    LOG_TAIL.clear()
     try:
         # Option scoring wants several sequences sharing one KV cache (`kv_unified`, so each
         # still sees the whole window); llama-cpp-python gives a generator one.
@@ -154,7 +134,7 @@ def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 51
     except (ValueError, RuntimeError, OSError) as exc:
         reason = _load_failure_reason() or str(exc)
         raise ModelError(f"{info.path}: llama.cpp cannot load this model ({reason})") from None
-    llama_cpp.llama_log_set(_capture_log, ctypes.c_void_p(0))  # in case loading reset it
+    capture()  # in case loading reset it
     _OPEN.add(llm)
     return llm
 
@@ -162,10 +142,10 @@ def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 51
 def _load_failure_reason() -> str:
     """llama.cpp's most specific complaint: 'error loading model: <why>' beats the generic
     'failed to load model' it logs last."""
-    for line in reversed(_LOG_TAIL):
+    for line in reversed(LOG_TAIL):
         if "error loading model:" in line:
             return line.split("error loading model:", 1)[1].strip()
-    return _LOG_TAIL[-1] if _LOG_TAIL else ""
+    return LOG_TAIL[-1] if LOG_TAIL else ""
 
 
 class _KeptPrefix:

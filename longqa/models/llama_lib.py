@@ -7,12 +7,18 @@ but privately (numpy's C++ extensions are loaded RTLD_LOCAL), so libllama binds 
 operators to libggml-cuda's copies and crashes at its first log line while loading a model
 (`llama_model::print_info`). Making the loaded libstdc++ global before llama.cpp's libraries
 load keeps those references on libstdc++ itself. A CPU build is unaffected either way.
+
+llama.cpp's log goes to `LOG_TAIL` from the moment the library loads, never to the terminal: the
+first model a command loads may be the embedder's tokenizer, and llama-cpp-python's own logger
+would print its warnings (a context longer than a tokenizer-only file's "training context").
+Warnings and errors are kept for error messages.
 """
 
 from __future__ import annotations
 
 import ctypes
 import sys
+from collections import deque
 
 
 def _promote_libstdcxx() -> None:
@@ -28,4 +34,26 @@ _promote_libstdcxx()
 
 import llama_cpp  # noqa: E402  (after the promotion above)
 
-__all__ = ["llama_cpp"]
+LOG_TAIL: deque[str] = deque(maxlen=8)
+_WARN, _ERROR, _CONT = 3, 4, 5  # ggml_log_level values
+_capturing = False
+
+
+@llama_cpp.llama_log_callback
+def capture_log(level: int, text: bytes, user_data) -> None:
+    global _capturing
+    if level != _CONT:
+        _capturing = level in (_WARN, _ERROR)
+    line = text.decode("utf-8", errors="replace").strip()
+    if _capturing and line:
+        LOG_TAIL.append(line)
+
+
+def capture() -> None:
+    """(Re)install the capture: loading a model through llama-cpp-python may reset the callback."""
+    llama_cpp.llama_log_set(capture_log, ctypes.c_void_p(0))
+
+
+capture()
+
+__all__ = ["LOG_TAIL", "capture", "llama_cpp"]
