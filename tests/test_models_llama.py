@@ -195,6 +195,27 @@ def test_a_kept_head_is_kept_on_disk_for_the_next_process(generator, tmp_path, m
     generator._kept.clear()
 
 
+def test_saving_a_kept_head_removes_those_of_another_build(generator, tmp_path, monkeypatch):
+    from longqa.models.llama import KEPT_HEADS_DIR
+
+    monkeypatch.setenv("LONGQA_MODELS_DIR", str(tmp_path))
+    folder = tmp_path / KEPT_HEADS_DIR
+    folder.mkdir()
+    stem = generator.info.path.stem
+    stale = folder / f"{stem}-00000000-0123456789abcdef.kv"  # the same model name, another build
+    earlier = folder / f"{stem}-0123456789abcdef0123.kv"  # named the earlier way
+    other = folder / "another-model-00000000-0123456789abcdef.kv"
+    for path in (stale, earlier, other):
+        path.write_bytes(b"state")
+    head = "Answers about the service contract, copied from the sentence.\n\n" * 3
+    generator.keep_prefix(head)
+    generator.option_logprobs(head + "Sentence: Notice is 30 days.\nQuestion: What notice?\nAnswer:", [" 30 days"])
+    kept = [p for p in folder.glob("*.kv") if p not in (stale, earlier, other)]
+    assert len(kept) == 1 and kept[0].name.startswith(stem + "-")
+    assert not stale.exists() and not earlier.exists() and other.exists()
+    generator._kept.clear()
+
+
 def test_prompt_too_long_is_refused_never_truncated(generator):
     prompt = "word " * 8200
     assert generator.count_tokens(prompt) > generator.n_ctx

@@ -10,9 +10,11 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import glob
 import hashlib
 import json
 import os
+import re
 import weakref
 from pathlib import Path
 from typing import Iterator
@@ -148,6 +150,25 @@ def _load_failure_reason() -> str:
     return LOG_TAIL[-1] if LOG_TAIL else ""
 
 
+def _digest(text: str, chars: int) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:chars]
+
+
+_HEAD_NAME = re.compile(r"(?:([0-9a-f]{8})-[0-9a-f]{16}|[0-9a-f]{20})")  # model-head, or the earlier one-part name
+
+
+def _remove_stale_heads(kept: Path) -> None:
+    """Remove the kept heads of the same model name made with another model file or another
+    llama.cpp build (or named the earlier way): they can never be loaded again, and an upgrade
+    would otherwise leave a few MiB behind each time."""
+    stem, model = kept.stem[: -26], kept.stem[-25:-17]
+    for other in kept.parent.glob(f"{glob.escape(stem)}-*.kv"):
+        name = _HEAD_NAME.fullmatch(other.stem[len(stem) + 1:])
+        if name is not None and name.group(1) != model:
+            with contextlib.suppress(OSError):
+                other.unlink()
+
+
 class _KeptPrefix:
     """The KV cells of one prompt head (sequence 0), copied out of the context, and kept on disk
     too (`file`), so that a fresh process loads them instead of reading the head again: a few
@@ -171,6 +192,7 @@ class _KeptPrefix:
         if self.file is not None:
             try:
                 write_atomic(self.file, bytes(self.data))
+                _remove_stale_heads(self.file)
             except OSError:
                 pass  # a cache: a read-only data folder only means the head is read again next time
 
@@ -362,14 +384,16 @@ class LlamaGenerator:
 
     def _kept_file(self, tokens: list[int]) -> Path | None:
         """Where a head's state is kept between processes: named by everything the state depends
-        on (the model file, the llama.cpp build, CPU or GPU, the tokens)."""
+        on. The model's part (the file, its size and time, the llama.cpp build) comes first, so
+        that the files a replaced model or an upgraded build left can be told apart and removed
+        (`_KeptPrefix.save`); CPU or GPU and the tokens name the head."""
         try:
             stat = self.info.path.stat()
         except OSError:
             return None
-        key = json.dumps([str(self.info.path.resolve()), stat.st_size, stat.st_mtime_ns, llama_cpp.__version__,
-                          self.gpu_offload, tokens])
-        return config.models_dir() / KEPT_HEADS_DIR / f"{self.info.path.stem}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.kv"
+        model = json.dumps([str(self.info.path.resolve()), stat.st_size, stat.st_mtime_ns, llama_cpp.__version__])
+        head = json.dumps([self.gpu_offload, tokens])
+        return config.models_dir() / KEPT_HEADS_DIR / f"{self.info.path.stem}-{_digest(model, 8)}-{_digest(head, 16)}.kv"
 
     def _cached(self, tokens: list[int]) -> int:
         """How many of `tokens` the KV cache already holds, from the start."""
