@@ -8,6 +8,10 @@
     python bench/answer_ranker.py fit /tmp/ranker-tune/candidates.jsonl --out longqa/ask/answer/ranker.json
     # 3. the shipped weights on the other half (the same choice the pipeline makes):
     python bench/answer_ranker.py score /tmp/ranker-report/candidates.jsonl
+    # 4. a change to the shipped feature lists or the shortlist, cross-validated on the tune half
+    #    (the figure that decides) and fitted there and scored on the report half (the proof):
+    python bench/answer_ranker.py compare /tmp/ranker-tune/candidates.jsonl /tmp/ranker-report/candidates.jsonl \
+        --add FEATURE --shortlist 16
 
 A candidate is right when its token F1 with a gold answer is at least 0.5. Each stage is an
 L2-regularised logistic regression over standardised features (numpy, Newton's method); the
@@ -405,6 +409,49 @@ def score(args) -> None:
     reliability(np.array(confidences), np.array(f1s))
 
 
+def picked_f1(rows, prior: dict, final: dict) -> float:
+    """Mean F1 of the answer two fitted stages pick on `rows` (the pipeline's own choice)."""
+    from longqa.linear import stage_from
+
+    p, f = stage_from(prior), stage_from(final)
+    picked = []
+    for row in rows:
+        short = shortlists([row], [np.array([p.score(c["features"]) for c in row["candidates"]])])[0]
+        picked.append(short[int(np.argmax([f.score(c["features"]) for c in short]))]["f1"] if short else 0.0)
+    return float(np.mean(picked)) if picked else 0.0
+
+
+def compare(args) -> None:
+    """The shipped feature lists, objectives and strengths against the same with features added or
+    dropped (or another shortlist size): cross-validated on the tune candidates, and fitted on all
+    of them and scored on the report candidates."""
+    global SHORTLIST
+    shipped = json.loads(Path(choose.ranking.WEIGHTS_FILE).read_text())
+    objective = (shipped["provenance"]["objectives"]["prior"], shipped["provenance"]["objectives"]["final"])
+    strengths = shipped["provenance"]["regularisation"]
+    tune, report = load_questions(args.tune), load_questions(args.report)
+    added = [n for n in args.add.split(",") if n]
+    dropped = set(n for n in args.drop.split(",") if n)
+    unknown = [n for n in added + sorted(dropped) if n not in FEATURES]
+    if unknown:
+        sys.exit(f"unknown features: {', '.join(unknown)}")
+    base_prior, base_final = list(shipped["prior"]["weights"]), list(shipped["final"]["weights"])
+    variants = {"shipped": (base_prior, base_final, SHORTLIST),
+                "changed": ([n for n in base_prior if n not in dropped] + [n for n in added if n not in MODEL_FEATURES],
+                            [n for n in base_final if n not in dropped] + added, args.shortlist or SHORTLIST)}
+    print(f"{len(tune)} tune / {len(report)} report questions; add {added or '-'}, drop {sorted(dropped) or '-'}, "
+          f"shortlist {variants['changed'][2]}; load={load()}")
+    for name, (prior, final, size) in variants.items():
+        SHORTLIST = size
+        _PRIOR_CACHE.clear()
+        cv = evaluate(tune, prior, final, strengths["prior"], strengths["final"], objective)
+        _, short = prior_shortlists(tune, prior, strengths["prior"], objective[0])
+        fitted = (fit_stage([r["candidates"] for r in tune], prior, strengths["prior"], objective[0]),
+                  fit_stage(short, final, strengths["final"], objective[1]))
+        print(f"  {name:8} tune cross-validated top F1 {cv['final_top_f1']:.4f} (best of shortlist "
+              f"{cv['best_of_shortlist']:.3f})   report {picked_f1(report, *fitted):.4f}")
+
+
 def main() -> None:
     parser, sub = collecting_parser(__doc__)
     f = sub.add_parser("fit")
@@ -416,8 +463,14 @@ def main() -> None:
     s = sub.add_parser("score")
     s.add_argument("candidates", type=Path)
     s.add_argument("--weights", type=Path)
+    c = sub.add_parser("compare")
+    c.add_argument("tune", type=Path)
+    c.add_argument("report", type=Path)
+    c.add_argument("--add", default="", help="features to add (comma-separated); model-read ones go to the final stage only")
+    c.add_argument("--drop", default="", help="features to drop from both stages (comma-separated)")
+    c.add_argument("--shortlist", type=int, default=0, help="another shortlist size")
     args = parser.parse_args()
-    {"collect": collect, "fit": fit, "score": score}[args.command](args)
+    {"collect": collect, "fit": fit, "score": score, "compare": compare}[args.command](args)
 
 
 if __name__ == "__main__":
