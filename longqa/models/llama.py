@@ -7,7 +7,6 @@ logging is captured (never printed) so a load failure can still name its reason 
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import ctypes
 import glob
@@ -15,7 +14,6 @@ import hashlib
 import json
 import os
 import re
-import weakref
 from pathlib import Path
 from typing import Iterator
 
@@ -29,7 +27,7 @@ from longqa.models.grammar import compile_grammar
 from longqa.models.threads import cpu_threads
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
 
-from longqa.models.llama_lib import LOG_TAIL, capture, llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
+from longqa.models.llama_lib import LOG_TAIL, capture, closed_at_exit, llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
 
 DEFAULT_GENERATOR_CTX = 8192
 # The generator's KV cache is allocated for this many tokens at first, and reopened larger only
@@ -92,20 +90,6 @@ def _defaults(function: str, **fields):
         setattr(module, function, original)
 
 
-_OPEN: "weakref.WeakSet[llama_cpp.Llama]" = weakref.WeakSet()
-
-
-@atexit.register
-def _close_all() -> None:
-    """Free models before interpreter teardown, when llama-cpp-python's own finaliser can fail
-    noisily ('Exception ignored in Llama.__del__')."""
-    for llm in list(_OPEN):
-        try:
-            llm.close()
-        except Exception:
-            pass
-
-
 def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 512,
                flash_attn: bool = True) -> llama_cpp.Llama:
     """Load a GGUF: every layer on the GPU when possible, else the free CPU cores.
@@ -137,7 +121,7 @@ def open_llama(info: GgufInfo, *, n_ctx: int, embedding: bool, n_batch: int = 51
         reason = _load_failure_reason() or str(exc)
         raise ModelError(f"{info.path}: llama.cpp cannot load this model ({reason})") from None
     capture()  # in case loading reset it
-    _OPEN.add(llm)
+    closed_at_exit(llm)
     return llm
 
 

@@ -16,8 +16,10 @@ Warnings and errors are kept for error messages.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import sys
+import weakref
 from collections import deque
 
 
@@ -56,4 +58,23 @@ def capture() -> None:
 
 capture()
 
-__all__ = ["LOG_TAIL", "capture", "llama_cpp"]
+_OPEN: "weakref.WeakSet[llama_cpp.Llama]" = weakref.WeakSet()
+
+
+def closed_at_exit(llm: "llama_cpp.Llama") -> None:
+    """Free `llm` before interpreter teardown, when llama-cpp-python's own finaliser can fail
+    noisily ('Exception ignored in Llama.__del__'): every model longqa opens, the embedder's
+    tokenizer-only file included."""
+    _OPEN.add(llm)
+
+
+@atexit.register
+def _close_all() -> None:
+    for llm in list(_OPEN):
+        try:
+            llm.close()
+        except Exception:
+            pass
+
+
+__all__ = ["LOG_TAIL", "capture", "closed_at_exit", "llama_cpp"]

@@ -92,12 +92,13 @@ class OnnxEmbedder:
             onnxruntime = import_onnxruntime()
         except ImportError:
             raise ModelError("onnxruntime is not installed: reinstall longqa (or pass --embed-model FILE.gguf)") from None
-        from longqa.models.llama_lib import llama_cpp
+        from longqa.models.llama_lib import closed_at_exit, llama_cpp
 
         self._ort, self._path, self._threads = onnxruntime, onnx_path, threads
         try:
             self._session = self._new_session(optimised=False)
             self._vocab = llama_cpp.Llama(model_path=str(vocab_gguf), vocab_only=True, verbose=False)
+            closed_at_exit(self._vocab)
         except Exception as exc:  # onnxruntime raises its own exception types
             raise ModelError(f"{onnx_path}: cannot load the embedding model ({exc})") from None
         self._optimised = False
