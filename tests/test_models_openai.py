@@ -17,7 +17,8 @@ import pytest
 
 from longqa.errors import ModelError
 from longqa.models.http import JsonClient, api_base
-from longqa.models.openai import OpenAIEmbedder, OpenAIGenerator, best_token, top_logprobs
+from longqa.models.base import SCORES_OPTIONS, supports
+from longqa.models.openai import OpenAIEmbedder, OpenAIGenerator, best_token, generated_logprobs, top_logprobs
 from longqa.models.prompt_fit import PromptTooLong
 
 
@@ -39,6 +40,22 @@ class FakeServer(ThreadingHTTPServer):
         self.released = threading.Event()
         self.replies: dict[str, object] = {}  # path -> JSON sent instead of the normal answer
         self.embeddings_error = (501, "This server does not support embeddings")
+        self.pieces: list[str] = []  # the tokenizer's vocabulary: a word with its leading spaces
+        self.tokenizer = True  # /tokenize offered
+        self.forced = "model"  # a token grammar: model (its log-probabilities) | renormalised | ignored | refused
+        self.forced_logprobs: dict[str, float] = {}  # a forced piece's log-probability (else -1.0)
+        self.slots: int | None = None  # /props total_slots (None: no /props)
+        self.delay = 0.0  # seconds each forced request takes
+        self.in_flight = self.most_in_flight = 0
+        self.lock = threading.Lock()
+
+    def token_ids(self, text: str) -> list[int]:
+        ids = []
+        for piece in re.findall(r"\s*\S+", text):
+            if piece not in self.pieces:
+                self.pieces.append(piece)
+            ids.append(self.pieces.index(piece))
+        return ids
 
     @property
     def url(self) -> str:
@@ -81,6 +98,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.path == "/v1/models":
             return self._send(200, {"data": [{"id": "fake-7b", "max_model_len": self.server.context}]})
+        if self.path == "/props" and self.server.slots is not None:
+            return self._send(200, {"total_slots": self.server.slots})
         self._send(404, {"error": {"message": "no such route"}})
 
     def do_POST(self):
@@ -91,8 +110,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.server.fail_next > 0:
             self.server.fail_next -= 1
             return self._send(503, {"error": {"message": "loading model"}})
-        if self.path == "/tokenize":
-            return self._send(200, {"tokens": list(range(len(body["content"].split())))})
+        if self.path == "/tokenize" and self.server.tokenizer:
+            return self._send(200, {"tokens": self.server.token_ids(body["content"])})
         if self.path == "/v1/embeddings":
             if not self.server.embeddings:
                 status, message = self.server.embeddings_error
@@ -103,7 +122,9 @@ class Handler(BaseHTTPRequestHandler):
         self._send(404, {"error": {"message": "no such route"}})
 
     def _complete(self, body: dict) -> None:
-        if body.get("grammar"):  # obey a choice grammar: pick its first alternative
+        if "<[" in body.get("grammar", "") and self.server.forced != "ignored":
+            return self._forced(body)
+        if body.get("grammar") and "<[" not in body["grammar"]:  # obey a choice grammar: pick its first alternative
             text = json.loads(re.search(r'root ::= ("(?:[^"\\]|\\.)*")', body["grammar"]).group(1))
         else:
             text = " the answer is forty two"
@@ -123,6 +144,33 @@ class Handler(BaseHTTPRequestHandler):
             alternatives = [{"token": t, "logprob": lp} for t, lp in self.server.next_token.items()]
             choice["logprobs"] = {"content": [{"token": " yes", "logprob": -0.2, "top_logprobs": alternatives}]}
         self._send(200, {"choices": [choice]})
+
+
+    def _forced(self, body: dict) -> None:
+        """A token grammar, answered as llama.cpp's servers stream it: each forced token with its
+        log-probability (the model's, or 0.0 where renormalised under the grammar)."""
+        fake = self.server
+        if fake.forced == "refused":
+            return self._send(400, {"error": {"message": "failed to parse grammar"}})
+        with fake.lock:
+            fake.in_flight += 1
+            fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+        time.sleep(fake.delay)
+        with fake.lock:
+            fake.in_flight -= 1
+        pieces = [fake.pieces[int(i)] for i in re.findall(r"<\[(\d+)\]>", body["grammar"])][:body["max_tokens"]]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for piece in pieces:
+            logprob = 0.0 if fake.forced == "renormalised" else fake.forced_logprobs.get(piece, -1.0)
+            if fake.logprobs_format == "content":
+                logprobs = {"content": [{"token": piece, "logprob": logprob, "top_logprobs": []}]}
+            else:
+                logprobs = {"tokens": [piece], "token_logprobs": [logprob], "top_logprobs": [{piece: logprob}]}
+            event = {"choices": [{"text": piece, "index": 0, "logprobs": logprobs, "finish_reason": None}]}
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
 
 
 def bag_of_words(text: str, dim: int = 32) -> list[float]:
@@ -246,6 +294,100 @@ def test_label_token_matching_prefers_the_most_specific_token():
     assert best_token(" yes", top) == " yes"
     assert best_token(" no", top) is None
     assert top_logprobs({"logprobs": None}) == {}
+
+
+# -- option scoring by forced decoding (a server that does not echo prompt log-probabilities) ------
+
+OPTION_LOGPROBS = {" ten": -0.5, " days": -1.5, " two": -2.0, " weeks": -3.0, " of": -0.25, " rest": -4.0}
+
+
+@pytest.mark.parametrize("fmt", ["legacy", "content"])
+def test_options_are_scored_by_forcing_their_tokens_where_echo_is_not_offered(server, fmt, caplog):
+    server.logprobs_format = fmt
+    server.forced_logprobs = OPTION_LOGPROBS
+    generator = OpenAIGenerator(server.url)
+    with caplog.at_level("DEBUG", logger="longqa.models.openai"):
+        scores = generator.option_logprobs("How long? Answer:", [" ten days", " two weeks of rest"])
+    assert scores == pytest.approx([(-0.5 - 1.5) / 2, (-2.0 - 3.0 - 0.25 - 4.0) / 4])
+    assert generator.scoring == "forced" and supports(generator, SCORES_OPTIONS)
+    assert [r.getMessage() for r in caplog.records if "forced decoding" in r.getMessage()] != []
+    path, body = server.requests[-1]
+    assert path == "/v1/completions" and body["prompt"] == "How long? Answer:"
+    ids = server.token_ids(" two weeks of rest")
+    assert body["grammar"] == "root ::= " + " ".join(f"<[{i}]>" for i in ids) + "\n"
+    assert (body["max_tokens"], body["temperature"], body["logprobs"], body["stream"]) == (4, 0.0, 1, True)
+
+
+def test_forced_scoring_counts_at_most_max_tokens_and_probes_once(server):
+    server.forced_logprobs = OPTION_LOGPROBS
+    generator = OpenAIGenerator(server.url)
+    generator.option_logprobs("How long? Answer:", [" ten days"])
+    sent = len(server.requests)
+    assert generator.option_logprobs("How long? Answer:", [" two weeks of rest"], max_tokens=2) == [-2.5]
+    completions = [body for path, body in server.requests[sent:] if path == "/v1/completions"]
+    assert len(completions) == 1 and completions[0]["max_tokens"] == 2  # no second probe
+
+
+def test_an_option_merging_with_the_prompts_last_token_is_forced_as_read_alone(server):
+    generator = OpenAIGenerator(server.url)
+    generator.option_logprobs("Total:", ["42"])  # read together, "Total:42" is one piece
+    assert server.requests[-1][1]["grammar"] == f"root ::= <[{server.token_ids('42')[0]}]>\n"
+
+
+@pytest.mark.parametrize("setup", ["renormalised", "ignored", "refused", "no tokenizer", "too slow"])
+def test_a_server_that_cannot_be_forced_usefully_scores_options_by_first_tokens(server, setup):
+    limit = 1e-9 if setup == "too slow" else None
+    if setup == "no tokenizer":
+        server.tokenizer = False
+    elif setup != "too slow":
+        server.forced = setup
+    generator = OpenAIGenerator(server.url, max_forced_seconds=limit)
+    scores = generator.option_logprobs("Is it? Answer:", [" yes", " no"])
+    assert generator.scoring == "first-token" and not supports(generator, SCORES_OPTIONS)
+    fallback = OpenAIGenerator(server.url).label_probs("Is it? Answer:", [" yes", " no"])
+    assert scores == pytest.approx([math.log(fallback[" yes"]), math.log(fallback[" no"])])
+
+
+def test_the_forcing_limit_follows_the_deadline(server):
+    server.delay = 0.05  # 25 ms a token and more for the probe's two tokens
+    hasty = OpenAIGenerator(server.url, client=JsonClient(server.url, deadline=3))  # 7.8 ms a token
+    hasty.option_logprobs("Q:", [" ten days"])
+    patient = OpenAIGenerator(server.url, client=JsonClient(server.url, deadline=300))  # 780 ms
+    patient.option_logprobs("Q:", [" ten days"])
+    assert (hasty.scoring, patient.scoring) == ("first-token", "forced")
+
+
+@pytest.mark.parametrize("slots, most", [(None, 1), (3, 3)])
+def test_forced_requests_run_side_by_side_as_the_servers_slots_allow(server, slots, most):
+    server.slots, server.delay = slots, 0.1
+    server.forced_logprobs = {" one": -1.0, " two": -2.0, " three": -3.0, " four": -4.0, " five": -5.0,
+                              " six": -6.0, " seven": -7.0}
+    generator = OpenAIGenerator(server.url)
+    options = list(server.forced_logprobs)
+    assert generator.option_logprobs("Count:", options) == [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0]
+    assert server.most_in_flight == most
+
+
+def test_forced_tokens_without_log_probabilities_are_a_one_line_error(server):
+    generator = OpenAIGenerator(server.url)
+    generator.option_logprobs("Q:", [" ten days"])
+    assert generator.scoring == "forced"
+    server.forced_logprobs = {" two": None}
+    with pytest.raises(ModelError, match=r"unexpected answer from completions \(TypeError") as caught:
+        generator.option_logprobs("Q:", [" two weeks"])
+    assert "\n" not in str(caught.value)
+
+
+def test_generated_log_probabilities_are_read_from_either_format():
+    legacy = {"tokens": [" two", " weeks"], "token_logprobs": [-2.0, -3.0], "text_offset": [2, 6]}
+    content = {"content": [{"token": " two", "logprob": -2.0, "bytes": [32, 116, 119, 111]},
+                           {"token": " weeks", "logprob": -3.0}]}
+    assert generated_logprobs(legacy) == generated_logprobs(content) == [(" two", -2.0), (" weeks", -3.0)]
+    assert generated_logprobs(None) == generated_logprobs({}) == []
+    for bad in ({"tokens": [" two"], "token_logprobs": []}, {"tokens": [" two"], "token_logprobs": [0.5]},
+                {"content": [{"token": " two", "logprob": float("nan")}]}):
+        with pytest.raises(ValueError):
+            generated_logprobs(bad)
 
 
 def test_embeddings_are_ordered_by_index_and_normalised(server):

@@ -34,6 +34,15 @@ def choice_list(options: list[str], max_items: int, separator: str = ", ") -> st
     return f"root ::= item {tail}".rstrip() + "\n" + item + "\n"
 
 
+def token_sequence(token_ids: list[int]) -> str:
+    """Output exactly these tokens, named by id (`<[id]>`, llama.cpp's token references). A text
+    literal would not do for scoring: greedy decoding under it may spell " about" as " ", "a",
+    "bout", pieces the tokenizer never makes, each far less likely to the model."""
+    if not token_ids or any(isinstance(t, bool) or not isinstance(t, int) or t < 0 for t in token_ids):
+        raise ValueError("token_sequence needs token ids (non-negative integers)")
+    return "root ::= " + " ".join(f"<[{t}]>" for t in token_ids) + "\n"
+
+
 def integer(max_digits: int = 6) -> str:
     """A non-negative integer of at most `max_digits` digits."""
     return f"root ::= [0-9]{{1,{max_digits}}}\n"

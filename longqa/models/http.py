@@ -102,9 +102,9 @@ class JsonClient:
         parts = urllib.parse.urlsplit(self.base)
         return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + path.lstrip("/"), "", ""))
 
-    def get(self, path: str) -> dict:
+    def get(self, path: str, *, absolute: str | None = None) -> dict:
         deadline = self._deadline()
-        with self._open(self.url(path), None, deadline) as answer:
+        with self._open(absolute or self.url(path), None, deadline) as answer:
             return self._json(answer, path, deadline)
 
     def post(self, path: str, payload: dict, *, absolute: str | None = None, retries: int | None = None) -> dict:
@@ -113,10 +113,10 @@ class JsonClient:
         with self._open(absolute or self.url(path), payload, deadline, retries) as answer:
             return self._json(answer, path, deadline)
 
-    def stream(self, path: str, payload: dict) -> Iterator[dict]:
+    def stream(self, path: str, payload: dict, *, retries: int | None = None) -> Iterator[dict]:
         """Server-sent events: one decoded JSON object per `data:` line, until `[DONE]`."""
         deadline = self._deadline()
-        with self._open(self.url(path), payload, deadline) as answer:
+        with self._open(self.url(path), payload, deadline, retries) as answer:
             try:
                 while True:
                     answer.bound(self._time_left(deadline, path))

@@ -6,14 +6,23 @@
   by the most specific returned token that starts it. When labels share that token, or the
   server returns no usable logprobs, the documented fallback is a grammar-constrained choice
   among the labels (probability 1 for the chosen label).
-- option_logprobs (SCORES_OPTIONS): POST /completions with each prompt + option, `echo` and
-  `logprobs`, reading the log-probabilities the server gives the echoed option tokens (found by
-  `text_offset`); several options go in one request where the server takes a list of prompts.
-  The first call checks the server with a two-token probe: a server that refuses echo (4xx/501,
-  llama-server), returns no prompt log-probabilities, or echoes too slowly to score an answer
-  prompt within the question deadline (llama-cpp-python's server sorts its whole vocabulary for
-  every echoed token) loses the capability, logged once at debug level; that call and later ones
-  get the label_probs fallback (first-token probabilities).
+- option_logprobs (SCORES_OPTIONS): the mean log-probability of each option's first tokens after
+  the prompt, as in process, by the first of these a probe on the first call finds usable (once
+  per server, logged at debug level):
+  1. echo: POST /completions with each prompt + option, `echo` and `logprobs`, reading the
+     log-probabilities of the echoed option tokens (found by `text_offset`), several options a
+     request where the server takes a list of prompts. Used where a two-token probe echoes within
+     MAX_ECHO_SECONDS_PER_TOKEN (vLLM); llama-server refuses echo, and llama-cpp-python's server
+     sorts its whole vocabulary for every echoed token, the prompt's included.
+  2. forced decoding: per option, one streamed /completions with the same prompt, a grammar of
+     the option's token ids (the server's /tokenize or /extras/tokenize, split as in process),
+     temperature 0 and `logprobs`; the reported log-probabilities of the generated tokens are the
+     model's own, before the grammar (llama-server by default; llama-cpp-python's from the raw
+     logits). The server keeps the prompt's KV cells between requests, so only option tokens cost;
+     up to MAX_PARALLEL requests at once where /props names several slots. Used where the probe's
+     time a token, for a whole shortlist (SHORTLIST_TOKENS), fits FORCED_SHARE of the deadline.
+  3. otherwise the capability is dropped, and options are scored by label_probs (first-token
+     probabilities), which can rank them differently.
 - embeddings: POST /embeddings (`--embed-url`); a generation server is never asked for them, so
   the vectors a store was built with stay comparable.
 
@@ -27,6 +36,7 @@ import contextlib
 import logging
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator
 
 import numpy as np
@@ -34,7 +44,7 @@ import numpy as np
 from longqa import tokens as cl100k
 from longqa.errors import ModelError
 from longqa.models.base import SCORES_OPTIONS
-from longqa.models.grammar import choice
+from longqa.models.grammar import choice, token_sequence
 from longqa.models.http import HttpStatusError, JsonClient
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
 
@@ -49,6 +59,17 @@ ECHO_PROBE = ("Page", " one")  # the support check: a prompt and an option of on
 # that computes them on its device (vLLM) answers the probe in milliseconds plus the round trip.
 MAX_ECHO_SECONDS_PER_TOKEN = 0.05
 PROBE_TOKENS = 3
+FORCED_PROBE = ("The report has", " two pages")  # the forced-decoding check: a prompt and an option
+# Forced decoding is used where a shortlist's option tokens (the answer stage's 12 candidates of at
+# most 8 tokens), at the probe's time a token, take at most a quarter of the question deadline
+# ($LONGQA_LLM_TIMEOUT), the rest being the question's other calls: 78 ms a token at the default
+# 30 s. llama-cpp-python's server measured 0.8-1.2 s a token on one shared core (it sorts its
+# vocabulary in Python for each token it reports), so it forces only under a deadline of 400 s
+# and more; a shortlist there had 40-90 option tokens.
+SHORTLIST_TOKENS = 96
+FORCED_SHARE = 0.25
+MAX_PARALLEL = 4  # forced-decoding requests in flight at once, where the server has the slots
+LOG_FLOOR = math.log(1e-12)  # the score of an option the server would not generate
 log = logging.getLogger(__name__)
 
 
@@ -91,12 +112,15 @@ def served_file(model_id: str) -> str | None:
 
 class OpenAIGenerator:
     # A server keeps no prompt state between calls and shows no attention. Whole options are
-    # scored until the first option_logprobs call finds the server cannot echo them.
+    # scored until the first option_logprobs call finds the server can neither echo them nor be
+    # forced through them fast enough.
     capabilities: frozenset[str] = frozenset({SCORES_OPTIONS})
 
     def __init__(self, url: str, *, model: str | None = None, n_ctx: int | None = None,
-                 client: JsonClient | None = None, max_echo_seconds: float | None = MAX_ECHO_SECONDS_PER_TOKEN):
-        """`max_echo_seconds`: the slowest echo per token still used for option scoring (None: any)."""
+                 client: JsonClient | None = None, max_echo_seconds: float | None = MAX_ECHO_SECONDS_PER_TOKEN,
+                 max_forced_seconds: float | None = None):
+        """`max_echo_seconds`: the slowest echo per token still used for option scoring (None: any).
+        `max_forced_seconds`: the same for forced decoding (None: from the client's deadline)."""
         self.client = client or JsonClient(url)
         models = server_models(self.client)  # also proves the server is up
         entry = next((m for m in models if m["id"] == model), models[0] if models else {})
@@ -106,10 +130,14 @@ class OpenAIGenerator:
         self.model_file = served_file(self.model)
         self.url = self.client.base
         self._tokenizers = ["tokenize", "extras/tokenize/count"]  # tried in turn; dropped when absent
-        self.capabilities = OpenAIGenerator.capabilities  # narrowed per server by the first echo probe
+        self._id_tokenizers = ["tokenize", "extras/tokenize"]  # the same, for token ids
+        self.capabilities = OpenAIGenerator.capabilities  # narrowed per server by the first probe
         self.max_echo_seconds = max_echo_seconds
-        self._echo_checked = False
+        self.max_forced_seconds = max_forced_seconds
+        self.scoring: str | None = None  # echo | forced | first-token, once probed
         self._echo_batch = ECHO_BATCH  # 1 once the server refuses a list of prompts
+        self._slots = 1  # forced-decoding requests at once
+        self._forced_seconds = 0.0  # the probe's time a forced token
 
     def count_tokens(self, text: str) -> int:
         """The server's own count where offered (llama-server's /tokenize, llama-cpp-python's
@@ -165,27 +193,46 @@ class OpenAIGenerator:
 
     def option_logprobs(self, prompt: str, options: list[str], *, max_tokens: int = 8) -> list[float]:
         """Mean log-probability per token of each option's first `max_tokens` tokens after `prompt`,
-        as the server echoes them; the fallback, once the server is found unable, is the log of
-        label_probs (first-token probabilities renormalised over the options)."""
+        echoed or forced by the server; the fallback, once the server is found unable, is the log
+        of label_probs (first-token probabilities renormalised over the options)."""
         if not options:
             return []
-        if not self._echo_checked:
-            self._check_echo()
-        if SCORES_OPTIONS in self.capabilities:
-            check_fits(self.name, self.count_tokens(prompt + max(options, key=len)) + 1, 1, self.n_ctx)
-            try:
+        if self.scoring is None:
+            self._choose_scoring()
+        try:
+            if self.scoring == "echo":
+                check_fits(self.name, self.count_tokens(prompt + max(options, key=len)) + 1, 1, self.n_ctx)
                 scores: list[float] = []
                 for i in range(0, len(options), self._echo_batch):
                     scores += self._echoed(prompt, options[i:i + self._echo_batch], max_tokens)
                 return scores
-            except _NoEcho as exc:
-                self._drop_scoring(str(exc))
+            if self.scoring == "forced":
+                return self._forced_scores(prompt, options, max_tokens)
+        except _NoEcho as exc:
+            self._drop_scoring(str(exc))
         probs = self.label_probs(prompt, options)
         return [math.log(max(probs.get(option, 0.0), 1e-12)) for option in options]
 
-    def _check_echo(self) -> None:
-        """Once: whether the server echoes prompt log-probabilities, in a list and fast enough."""
-        self._echo_checked = True
+    def _choose_scoring(self) -> None:
+        """Once per server: echo where it is offered fast enough, else forced decoding where that
+        is, else first-token probabilities (a probe that fails on a server error is tried again)."""
+        no_echo = self._check_echo()
+        if no_echo is None:
+            self.scoring = "echo"
+            log.debug("LLM server at %s: options are scored from echoed log-probabilities", self.client.base)
+            return
+        no_forcing = self._check_forced()
+        if no_forcing is None:
+            self.scoring = "forced"
+            self._slots = self._server_slots()
+            log.debug("LLM server at %s: options are scored by forced decoding at %.0f ms a token, %d "
+                      "at once (%s)", self.client.base, self._forced_seconds * 1000, self._slots, no_echo)
+            return
+        self._drop_scoring(f"{no_echo}; {no_forcing}")
+
+    def _check_echo(self) -> str | None:
+        """Whether the server echoes prompt log-probabilities, in a list and fast enough: None
+        where it does, else why not."""
         prompt, option = ECHO_PROBE
         started = time.monotonic()
         try:
@@ -196,16 +243,130 @@ class OpenAIGenerator:
             try:
                 self._echoed(prompt, [option], 1)
             except _NoEcho as exc:
-                self._drop_scoring(str(exc))
-                return
+                return f"no echo: {exc}"
         per_token = (time.monotonic() - started) / (PROBE_TOKENS * min(self._echo_batch, 2))
         if self.max_echo_seconds is not None and per_token > self.max_echo_seconds:
-            self._drop_scoring(f"it echoes at {per_token * 1000:.0f} ms a token")
+            return f"it echoes at {per_token * 1000:.0f} ms a token"
+        return None
+
+    def _check_forced(self) -> str | None:
+        """Whether the server generates an option's exact tokens under a token grammar, reporting
+        the model's own log-probabilities, fast enough: None where it does, else why not."""
+        prompt, option = FORCED_PROBE
+        started = time.monotonic()
+        try:
+            prompt_ids = self._token_ids(prompt)
+            if prompt_ids is None:
+                return "no tokenizer for forced decoding"
+            ids = self._continuation_ids(prompt, prompt_ids, option)
+            pieces = self._forced(prompt, ids, trial=True)
+        except _NoEcho as exc:
+            return f"no forced decoding: {exc}"
+        per_token = self._forced_seconds = (time.monotonic() - started) / len(ids)
+        text = "".join(token for token, _ in pieces)
+        if len(pieces) != len(ids) or text != option:
+            return f"forced decoding gave {len(pieces)} tokens, {text[:40]!r}, for {option!r}"
+        if all(logprob > -1e-4 for _, logprob in pieces):  # certainties: probabilities after the grammar
+            return "forced decoding reports the grammar's probabilities, not the model's"
+        limit = self.max_forced_seconds
+        if limit is None:
+            limit = self.client.deadline * FORCED_SHARE / SHORTLIST_TOKENS
+        if per_token > limit:
+            return f"it forces at {per_token * 1000:.0f} ms a token (limit {limit * 1000:.0f} ms)"
+        return None
 
     def _drop_scoring(self, reason: str) -> None:
+        self.scoring = "first-token"
         self.capabilities = self.capabilities - {SCORES_OPTIONS}
         log.debug("LLM server at %s: no whole-option scoring (%s); options are scored by their "
                   "first-token probabilities", self.client.base, reason)
+
+    def _server_slots(self) -> int:
+        """The requests the server computes at once (llama-server's /props `total_slots`), at most
+        MAX_PARALLEL; 1 where it does not say."""
+        try:
+            props = self.client.get("props", absolute=self.client.root_url("props"))
+        except HttpStatusError:
+            return 1
+        slots = props.get("total_slots")
+        return max(1, min(slots, MAX_PARALLEL)) if isinstance(slots, int) and not isinstance(slots, bool) else 1
+
+    def _token_ids(self, text: str) -> list[int] | None:
+        """The server's token ids for `text` (llama-server's /tokenize, llama-cpp-python's
+        /extras/tokenize, which adds the BOS token); None where it offers neither."""
+        while self._id_tokenizers:
+            path = self._id_tokenizers[0]
+            body = {"content": text, "add_special": False} if path == "tokenize" else {"input": text}
+            try:
+                answer = self.client.post(path, body, absolute=self.client.root_url(path))
+            except HttpStatusError:
+                self._id_tokenizers.pop(0)
+                continue
+            ids = answer.get("tokens")
+            if isinstance(ids, list) and all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in ids):
+                return ids
+            self._id_tokenizers.pop(0)
+        return None
+
+    def _continuation_ids(self, prompt: str, prompt_ids: list[int], option: str) -> list[int]:
+        """The option's tokens as they follow the prompt, split as in process: the tail of the
+        prompt and option read together, or the option alone where the prompt's last token
+        merges with the option's first."""
+        joined = self._token_ids(prompt + option)
+        if joined is None:
+            raise _NoEcho("the tokenizer went away")
+        if joined[:len(prompt_ids)] == prompt_ids and len(joined) > len(prompt_ids):
+            return joined[len(prompt_ids):]
+        alone, lead = self._token_ids(option) or [], self._token_ids("") or []
+        alone = alone[len(lead):] if alone[:len(lead)] == lead else alone
+        if not alone:
+            raise _NoEcho(f"no tokens for the option {option[:40]!r}")
+        return alone
+
+    def _forced_scores(self, prompt: str, options: list[str], max_tokens: int) -> list[float]:
+        prompt_ids = self._token_ids(prompt)
+        if prompt_ids is None:
+            raise _NoEcho("the tokenizer went away")
+
+        def score(option: str) -> float:
+            ids = self._continuation_ids(prompt, prompt_ids, option)[:max_tokens]
+            check_fits(self.name, len(prompt_ids) + 1, len(ids), self.n_ctx)
+            pieces = self._forced(prompt, ids)
+            if len(pieces) > len(ids):
+                raise ModelError(f"LLM server at {self.client.base}: forced decoding returned "
+                                 f"{len(pieces)} tokens for {len(ids)}")
+            # Fewer only where a forced token ends generation (an option spelling a control token).
+            return sum(max(lp, LOG_FLOOR) for _, lp in pieces) / len(pieces) if pieces else LOG_FLOOR
+
+        if self._slots == 1 or len(options) == 1:
+            return [score(option) for option in options]
+        # The first option alone puts the prompt in the server's cache before the others ask for it.
+        first = score(options[0])
+        pool = ThreadPoolExecutor(min(self._slots, len(options) - 1))
+        futures = [pool.submit(score, option) for option in options[1:]]
+        try:
+            return [first] + [future.result() for future in futures]
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _forced(self, prompt: str, ids: list[int], *, trial: bool = False) -> list[tuple[str, float]]:
+        """Generate exactly `ids` after `prompt`: each token's text and reported log-probability.
+        Streamed: llama-cpp-python's server then computes log-probabilities for the generated
+        tokens alone, while an unstreamed answer has it normalise every prompt position too."""
+        payload = {"model": self.model, "prompt": prompt, "max_tokens": len(ids), "temperature": 0.0,
+                   "grammar": token_sequence(ids), "logprobs": 1, "stream": True}
+        pieces: list[tuple[str, float]] = []
+        try:
+            for event in self.client.stream("completions", payload, retries=0 if trial else None):
+                choices = event.get("choices")
+                with answer_shape(self.client, "completions"):
+                    if choices:
+                        pieces += generated_logprobs(choices[0].get("logprobs"))
+        except HttpStatusError as exc:
+            if trial or 400 <= exc.status < 500 or exc.status == 501:
+                raise _NoEcho(f"HTTP {exc.status}") from None
+            raise
+        return pieces
 
     def _echoed(self, prompt: str, options: list[str], max_tokens: int, *, trial: bool = False) -> list[float]:
         """One request for `options` after `prompt`; _NoEcho where the server does not echo them."""
@@ -271,7 +432,27 @@ def top_logprobs(choice_: dict) -> dict[str, float]:
 
 
 class _NoEcho(Exception):
-    """The server does not echo prompt log-probabilities (the reason is the message)."""
+    """The server does not score options this way: it does not echo prompt log-probabilities, or
+    does not generate forced tokens with theirs (the reason is the message)."""
+
+
+def generated_logprobs(logprobs: object) -> list[tuple[str, float]]:
+    """Generated tokens' text and log-probability from either logprobs format: legacy OpenAI
+    (`tokens`, `token_logprobs`) or the chat-style one (`content: [{token, logprob}]`). A token
+    without a log-probability is a malformed answer (TypeError, read as one by answer_shape)."""
+    if not logprobs:
+        return []
+    content = logprobs.get("content")
+    if content is not None:
+        pairs = [(str(item["token"]), float(item["logprob"])) for item in content]
+    else:
+        tokens, values = logprobs.get("tokens") or [], logprobs.get("token_logprobs") or []
+        if len(tokens) != len(values):
+            raise ValueError(f"{len(tokens)} tokens with {len(values)} log-probabilities")
+        pairs = [(str(token), float(value)) for token, value in zip(tokens, values)]
+    if any(math.isnan(value) or value > 0 for _, value in pairs):
+        raise ValueError("a log-probability that is not one")
+    return pairs
 
 
 def option_score(logprobs: object, start: int, end: int, max_tokens: int) -> float:
