@@ -39,6 +39,17 @@ def test_the_server_continues_a_prompt_as_the_same_model_in_process(llama_server
     assert len(pieces) > 1 and "".join(pieces).split(".")[0] == " 10 days"
 
 
+def test_greedy_text_through_the_server_is_not_penalised_for_repeats(llama_server):
+    from longqa.models.openai import OpenAIGenerator
+    from longqa.models.resolve import load_generator
+
+    served = OpenAIGenerator(llama_server, client=JsonClient(llama_server, deadline=120))
+    prompt = "The flag has three colours: red, white, red, white, red, white,"
+    # Under llama-cpp-python's default repeat penalty (1.1 over the last 64 tokens, the prompt's
+    # included) this server went on " red, white, blue, green and yellow."
+    assert served.complete(prompt, max_tokens=16) == load_generator().complete(prompt, max_tokens=16)
+
+
 def test_models_reports_the_server_and_the_stores_embedder(llama_server):
     result = run("models", "--json", "--llm-url", llama_server)
     assert result.returncode == 0, result.stderr
@@ -88,10 +99,11 @@ def test_a_server_too_slow_to_echo_or_force_scores_options_by_their_first_tokens
     assert scores == pytest.approx([math.log(fallback[o]) for o in OPTIONS])
 
 
-# Measured on the handbook's answer prompt: at most 0.06 nats a token apart, whatever prompt the
-# server read before (it reuses the longest cached prefix, so the prompt's KV cells are computed in
-# other batches; in process, the same scores moved by up to 0.29 with how the prompt was read).
-FORCED_TOLERANCE = 0.1
+# How far the two may lie apart, in nats a token. Measured on the handbook's answer prompt: up to
+# 0.11, depending on what the server read before (it reuses the longest cached prefix, so the
+# prompt's KV cells come from other batches). In process the same scores moved by up to 0.12 here,
+# and 0.29 on other answer prompts, with what the model had read before.
+FORCED_TOLERANCE = 0.2
 
 
 def test_forced_decoding_through_the_server_ranks_the_handbooks_candidates_as_in_process(
@@ -124,8 +136,8 @@ def test_forced_decoding_through_the_server_ranks_the_handbooks_candidates_as_in
     scores = served.option_logprobs(prompt, options, **kwargs)
     assert served.scoring == "forced" and supports(served, SCORES_OPTIONS)
     assert scores == pytest.approx(in_process, abs=FORCED_TOLERANCE)
-    # The same order wherever in process tells two candidates apart by more than the tolerance
-    # twice over (the first two here by 0.35).
+    # The same best (0.35 ahead of the next in process) and the same order wherever in process
+    # tells two candidates apart by more than the tolerance twice over.
     assert scores.index(max(scores)) == in_process.index(max(in_process))
     for i, j in [(i, j) for i in range(len(options)) for j in range(len(options))]:
         if in_process[i] > in_process[j] + 2 * FORCED_TOLERANCE:

@@ -253,8 +253,10 @@ def test_complete_and_stream_send_the_prompt_and_options(server):
     assert path == "/v1/completions"
     assert body["prompt"] == "Q: what?\nA:" and body["max_tokens"] == 8 and body["stop"] == ["\n"]
     assert body["model"] == "fake-7b" and body["temperature"] == 0.0
+    assert body["repeat_penalty"] == 1.0  # as in process; llama-cpp-python's server defaults to 1.1
     pieces = list(generator.stream("Q: what?\nA:", max_tokens=8))
     assert len(pieces) == 5 and "".join(pieces) == " the answer is forty two"
+    assert server.requests[-1][1]["repeat_penalty"] == 1.0
 
 
 def test_grammar_is_passed_through_as_gbnf(server):

@@ -157,8 +157,10 @@ class OpenAIGenerator:
 
     def _payload(self, prompt, max_tokens, stop, grammar, temperature, **extra) -> dict:
         check_fits(self.name, self.count_tokens(prompt) + 1, max_tokens, self.n_ctx)
+        # No repeat penalty, as in process: llama-cpp-python's server applies 1.1 by default, over
+        # the prompt's last 64 tokens too, which turns greedy decoding elsewhere.
         payload = {"model": self.model, "prompt": prompt, "max_tokens": max_tokens,
-                   "temperature": temperature, **extra}
+                   "temperature": temperature, "repeat_penalty": 1.0, **extra}
         if stop:
             payload["stop"] = stop
         if grammar:
