@@ -145,7 +145,7 @@ def _remove_stale_heads(kept: Path) -> None:
     """Remove the kept heads of the same model name made with another model file or another
     llama.cpp build (or named the earlier way): they can never be loaded again, and an upgrade
     would otherwise leave a few MiB behind each time."""
-    stem, model = kept.stem[: -26], kept.stem[-25:-17]
+    stem, model, _ = kept.stem.rsplit("-", 2)  # {model file's stem}-{model part}-{head part}
     for other in kept.parent.glob(f"{glob.escape(stem)}-*.kv"):
         name = _HEAD_NAME.fullmatch(other.stem[len(stem) + 1:])
         if name is not None and name.group(1) != model:
