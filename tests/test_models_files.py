@@ -96,22 +96,6 @@ def _umask() -> int:
     return mask
 
 
-def test_default_vocabulary_is_written_once_and_rebuilt_when_tampered(tmp_path, monkeypatch):
-    monkeypatch.setenv("LONGQA_MODELS_DIR", str(tmp_path))
-    path = defaults.default_vocabulary_path()
-    assert path == tmp_path / defaults.VOCABULARY_FILE and path.stat().st_size < 1_000_000
-    assert read_gguf_info(path).is_encoder  # a BERT header: refused as a generator
-    assert sha256_file(path) in (tmp_path / (defaults.VOCABULARY_FILE + ".json")).read_text()
-    mtime = path.stat().st_mtime_ns
-    assert defaults.default_vocabulary_path() == path and path.stat().st_mtime_ns == mtime  # reused
-    with path.open("r+b") as handle:  # damage it: same size, different bytes
-        handle.seek(path.stat().st_size // 2)
-        handle.write(b"\0" * 64)
-    assert not defaults.is_verified(path)
-    defaults.default_vocabulary_path()
-    assert defaults.is_verified(path, full=True)
-
-
 def test_default_embedder_is_converted_once_and_rebuilt_when_tampered(tmp_path, monkeypatch):
     needs_minilm_package()
     monkeypatch.setenv("LONGQA_MODELS_DIR", str(tmp_path))

@@ -12,7 +12,8 @@ import pytest
 from longqa.errors import ModelError
 from longqa.models import grammar
 from longqa.models.base import Embedder, Generator
-from longqa.models.defaults import default_embedder_path, default_generator_path, default_vocabulary_path
+from longqa.models.convert import write_vocabulary
+from longqa.models.defaults import VOCABULARY_DIR, default_embedder_path, default_generator_path
 from tests.conftest import needs_minilm_package
 from longqa.models.resolve import load_embedder, load_generator
 from longqa.models.prompt_fit import PromptTooLong
@@ -254,9 +255,10 @@ def test_generator_file_as_embedder_is_refused(tmp_path):
         load_embedder(str(default_generator_path()))
 
 
-def test_embedder_file_as_generator_is_refused():
+def test_embedder_file_as_generator_is_refused(tmp_path):
+    write_vocabulary(VOCABULARY_DIR, tmp_path / "minilm-vocab.gguf")  # a BERT header, no tensors
     with pytest.raises(ModelError, match="bert is a sentence-embedding model, not a text generator"):
-        load_generator(str(default_vocabulary_path()))
+        load_generator(str(tmp_path / "minilm-vocab.gguf"))
 
 
 def test_truncated_model_file_is_a_model_error(tmp_path):

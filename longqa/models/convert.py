@@ -1,7 +1,7 @@
 """Convert the packaged all-MiniLM-L6-v2 (safetensors + WordPiece vocabulary) to a GGUF file
 that llama.cpp loads as a BERT sentence encoder, using numpy, `gguf` and `safetensors` only.
 `write_vocabulary` writes the same file without tensors: enough for llama.cpp's WordPiece
-tokenizer (`vocab_only`), which is all the default int8 embedder needs from it.
+tokenizer (`vocab_only`), the reference that models/wordpiece.py is tested against.
 
 The output is deterministic for a given input and `gguf` version; callers record its sha256.
 """
@@ -134,7 +134,8 @@ def _bert_metadata(writer, cfg: dict, vocab: list[str], name: str, pooling: int,
 
 def write_vocabulary(model_dir: Path, out_path: Path, name: str = "all-MiniLM-L6-v2") -> str:
     """A GGUF with the model's metadata and vocabulary and no tensors (a few hundred KB), for
-    llama.cpp's tokenizer; returns its sha256. The token ids are those of convert_bert's file."""
+    llama.cpp's tokenizer; returns its sha256. The token ids are those of convert_bert's file.
+    (The default embedder reads vocab.txt itself; this file is llama.cpp's reading of it.)"""
     import gguf
 
     cfg, vocab = read_bert(model_dir)

