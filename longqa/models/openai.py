@@ -18,9 +18,11 @@
      the option's token ids (the server's /tokenize or /extras/tokenize, split as in process),
      temperature 0 and `logprobs`; the reported log-probabilities of the generated tokens are the
      model's own, before the grammar (llama-server by default; llama-cpp-python's from the raw
-     logits). The server keeps the prompt's KV cells between requests, so only option tokens cost;
-     up to MAX_PARALLEL requests at once where /props names several slots. Used where the probe's
-     time a token, for a whole shortlist (SHORTLIST_TOKENS), fits FORCED_SHARE of the deadline.
+     logits). The server keeps the prompt's KV cells between requests, so only option tokens cost.
+     One request at a time unless $LONGQA_LLM_PARALLEL says more (up to the slots /props names):
+     llama-server keeps a prompt's cells per slot, so each further slot reads the prompt again.
+     The probe measures the server's time a request and a token; a call forces its options where
+     they would take at most FORCED_SHARE of the question deadline, else that call falls back to 3.
   3. otherwise the capability is dropped, and options are scored by label_probs (first-token
      probabilities), which can rank them differently.
 - embeddings: POST /embeddings (`--embed-url`); a generation server is never asked for them, so
@@ -41,6 +43,7 @@ from typing import Iterator
 
 import numpy as np
 
+from longqa import environment
 from longqa import tokens as cl100k
 from longqa.errors import ModelError
 from longqa.models.base import SCORES_OPTIONS
@@ -60,15 +63,14 @@ ECHO_PROBE = ("Page", " one")  # the support check: a prompt and an option of on
 MAX_ECHO_SECONDS_PER_TOKEN = 0.05
 PROBE_TOKENS = 3
 FORCED_PROBE = ("The report has", " two pages")  # the forced-decoding check: a prompt and an option
-# Forced decoding is used where a shortlist's option tokens (the answer stage's 12 candidates of at
-# most 8 tokens), at the probe's time a token, take at most a quarter of the question deadline
-# ($LONGQA_LLM_TIMEOUT), the rest being the question's other calls: 78 ms a token at the default
-# 30 s. llama-cpp-python's server measured 0.8-1.2 s a token on one shared core (it sorts its
-# vocabulary in Python for each token it reports), so it forces only under a deadline of 400 s
-# and more; a shortlist there had 40-90 option tokens.
-SHORTLIST_TOKENS = 96
+# A call's options are forced where, at the probe's time a request and a token, they take at most
+# this share of the question deadline ($LONGQA_LLM_TIMEOUT), the rest being the question's other
+# calls. Measured on a shared 2-core machine: llama-server about 30 ms a request and 80 ms a token
+# (its grammar is checked against gemma's 262k tokens at each step), so the answer stage's
+# shortlist of 12 candidates (50-70 tokens) takes 4-6 s, inside a quarter of the default 30 s;
+# llama-cpp-python's server 0.8-1.2 s a token (it sorts its vocabulary in Python for each token
+# it reports), so it forces only under a deadline of some 400 s.
 FORCED_SHARE = 0.25
-MAX_PARALLEL = 4  # forced-decoding requests in flight at once, where the server has the slots
 LOG_FLOOR = math.log(1e-12)  # the score of an option the server would not generate
 log = logging.getLogger(__name__)
 
@@ -138,6 +140,7 @@ class OpenAIGenerator:
         self._echo_batch = ECHO_BATCH  # 1 once the server refuses a list of prompts
         self._slots = 1  # forced-decoding requests at once
         self._forced_seconds = 0.0  # the probe's time a forced token
+        self._forced_overhead = 0.0  # and a forced request's time besides its tokens
 
     def count_tokens(self, text: str) -> int:
         """The server's own count where offered (llama-server's /tokenize, llama-cpp-python's
@@ -209,7 +212,9 @@ class OpenAIGenerator:
                     scores += self._echoed(prompt, options[i:i + self._echo_batch], max_tokens)
                 return scores
             if self.scoring == "forced":
-                return self._forced_scores(prompt, options, max_tokens)
+                forced = self._forced_scores(prompt, options, max_tokens)
+                if forced is not None:
+                    return forced
         except _NoEcho as exc:
             self._drop_scoring(str(exc))
         probs = self.label_probs(prompt, options)
@@ -253,29 +258,41 @@ class OpenAIGenerator:
 
     def _check_forced(self) -> str | None:
         """Whether the server generates an option's exact tokens under a token grammar, reporting
-        the model's own log-probabilities, fast enough: None where it does, else why not."""
+        the model's own log-probabilities: None where it does, else why not. Measures its time a
+        request and a token on the way (from when each streamed token arrives)."""
         prompt, option = FORCED_PROBE
-        started = time.monotonic()
         try:
             prompt_ids = self._token_ids(prompt)
             if prompt_ids is None:
                 return "no tokenizer for forced decoding"
             ids = self._continuation_ids(prompt, prompt_ids, option)
-            pieces = self._forced(prompt, ids, trial=True)
+            arrivals: list[tuple[float, int]] = []
+            started = time.monotonic()
+            pieces = self._forced(prompt, ids, trial=True, arrivals=arrivals)
         except _NoEcho as exc:
             return f"no forced decoding: {exc}"
-        per_token = self._forced_seconds = (time.monotonic() - started) / len(ids)
+        total = time.monotonic() - started
         text = "".join(token for token, _ in pieces)
         if len(pieces) != len(ids) or text != option:
             return f"forced decoding gave {len(pieces)} tokens, {text[:40]!r}, for {option!r}"
         if all(logprob > -1e-4 for _, logprob in pieces):  # certainties: probabilities after the grammar
             return "forced decoding reports the grammar's probabilities, not the model's"
-        limit = self.max_forced_seconds
-        if limit is None:
-            limit = self.client.deadline * FORCED_SHARE / SHORTLIST_TOKENS
-        if per_token > limit:
-            return f"it forces at {per_token * 1000:.0f} ms a token (limit {limit * 1000:.0f} ms)"
+        later = len(ids) - arrivals[0][1] if arrivals else 0
+        if len(arrivals) >= 2 and later > 0:  # streamed in pieces: the gaps are the tokens' time
+            per_token = (arrivals[-1][0] - arrivals[0][0]) / later
+        else:
+            per_token = total / len(ids)
+        self._forced_seconds = per_token
+        self._forced_overhead = max(0.0, total - per_token * len(ids))
+        if self.max_forced_seconds is not None and per_token > self.max_forced_seconds:
+            return f"it forces at {per_token * 1000:.0f} ms a token (limit {self.max_forced_seconds * 1000:.0f} ms)"
         return None
+
+    def forced_seconds(self, option_tokens: list[int]) -> float:
+        """The probe's estimate of forcing options of these token counts, with the parallel
+        requests this generator sends."""
+        requests = len(option_tokens) * self._forced_overhead + sum(option_tokens) * self._forced_seconds
+        return requests / max(1, min(self._slots, len(option_tokens)))
 
     def _drop_scoring(self, reason: str) -> None:
         self.scoring = "first-token"
@@ -284,14 +301,17 @@ class OpenAIGenerator:
                   "first-token probabilities", self.client.base, reason)
 
     def _server_slots(self) -> int:
-        """The requests the server computes at once (llama-server's /props `total_slots`), at most
-        MAX_PARALLEL; 1 where it does not say."""
+        """Forced-decoding requests to send at once: $LONGQA_LLM_PARALLEL (1 when unset), at most
+        the slots llama-server's /props names (`total_slots`; 1 where it does not say)."""
+        wanted = environment.llm_parallel()
+        if wanted == 1:
+            return 1
         try:
             props = self.client.get("props", absolute=self.client.root_url("props"))
         except HttpStatusError:
             return 1
         slots = props.get("total_slots")
-        return max(1, min(slots, MAX_PARALLEL)) if isinstance(slots, int) and not isinstance(slots, bool) else 1
+        return max(1, min(slots, wanted)) if isinstance(slots, int) and not isinstance(slots, bool) else 1
 
     def _token_ids(self, text: str) -> list[int] | None:
         """The server's token ids for `text` (llama-server's /tokenize, llama-cpp-python's
@@ -325,14 +345,23 @@ class OpenAIGenerator:
             raise _NoEcho(f"no tokens for the option {option[:40]!r}")
         return alone
 
-    def _forced_scores(self, prompt: str, options: list[str], max_tokens: int) -> list[float]:
+    def _forced_scores(self, prompt: str, options: list[str], max_tokens: int) -> list[float] | None:
+        """Each option's mean log-probability, forced; None where forcing these options would take
+        more than FORCED_SHARE of the question deadline (the probe's estimate)."""
         prompt_ids = self._token_ids(prompt)
         if prompt_ids is None:
             raise _NoEcho("the tokenizer went away")
-
-        def score(option: str) -> float:
-            ids = self._continuation_ids(prompt, prompt_ids, option)[:max_tokens]
+        forced_ids = [self._continuation_ids(prompt, prompt_ids, option)[:max_tokens] for option in options]
+        for ids in forced_ids:
             check_fits(self.name, len(prompt_ids) + 1, len(ids), self.n_ctx)
+        estimate = self.forced_seconds([len(ids) for ids in forced_ids])
+        budget = self.client.deadline * FORCED_SHARE
+        if self.max_forced_seconds is None and estimate > budget:
+            log.debug("LLM server at %s: forcing %d options would take about %.1f s (budget %.1f s); "
+                      "scored by first tokens", self.client.base, len(options), estimate, budget)
+            return None
+
+        def score(ids: list[int]) -> float:
             pieces = self._forced(prompt, ids)
             if len(pieces) > len(ids):
                 raise ModelError(f"LLM server at {self.client.base}: forced decoding returned "
@@ -341,20 +370,22 @@ class OpenAIGenerator:
             return sum(max(lp, LOG_FLOOR) for _, lp in pieces) / len(pieces) if pieces else LOG_FLOOR
 
         if self._slots == 1 or len(options) == 1:
-            return [score(option) for option in options]
+            return [score(ids) for ids in forced_ids]
         # The first option alone puts the prompt in the server's cache before the others ask for it.
-        first = score(options[0])
+        first = score(forced_ids[0])
         pool = ThreadPoolExecutor(min(self._slots, len(options) - 1))
-        futures = [pool.submit(score, option) for option in options[1:]]
+        futures = [pool.submit(score, ids) for ids in forced_ids[1:]]
         try:
             return [first] + [future.result() for future in futures]
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _forced(self, prompt: str, ids: list[int], *, trial: bool = False) -> list[tuple[str, float]]:
-        """Generate exactly `ids` after `prompt`: each token's text and reported log-probability.
-        Streamed: llama-cpp-python's server then computes log-probabilities for the generated
-        tokens alone, while an unstreamed answer has it normalise every prompt position too."""
+    def _forced(self, prompt: str, ids: list[int], *, trial: bool = False,
+                arrivals: list[tuple[float, int]] | None = None) -> list[tuple[str, float]]:
+        """Generate exactly `ids` after `prompt`: each token's text and reported log-probability
+        (and in `arrivals`, when each streamed piece came and its tokens). Streamed: llama-cpp-python's server then
+        computes log-probabilities for the generated tokens alone, while an unstreamed answer has
+        it normalise every prompt position too."""
         payload = {"model": self.model, "prompt": prompt, "max_tokens": len(ids), "temperature": 0.0,
                    "grammar": token_sequence(ids), "logprobs": 1, "stream": True}
         pieces: list[tuple[str, float]] = []
@@ -363,7 +394,10 @@ class OpenAIGenerator:
                 choices = event.get("choices")
                 with answer_shape(self.client, "completions"):
                     if choices:
-                        pieces += generated_logprobs(choices[0].get("logprobs"))
+                        found = generated_logprobs(choices[0].get("logprobs"))
+                        pieces += found
+                        if arrivals is not None and found:
+                            arrivals.append((time.monotonic(), len(found)))
         except HttpStatusError as exc:
             if trial or 400 <= exc.status < 500 or exc.status == 501:
                 raise _NoEcho(f"HTTP {exc.status}") from None
