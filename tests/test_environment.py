@@ -65,6 +65,11 @@ def test_bad_values_are_the_documented_errors(monkeypatch):
     monkeypatch.setenv("LONGQA_THREADS", "-1")
     with pytest.raises(ModelError, match=r"LONGQA_THREADS='-1': expected a positive whole number"):
         environment.threads()
+    monkeypatch.setenv("LONGQA_LLM_PARALLEL", "")
+    assert environment.llm_parallel() == 1
+    monkeypatch.setenv("LONGQA_LLM_PARALLEL", "0")
+    with pytest.raises(ModelError, match=r"LONGQA_LLM_PARALLEL='0': expected a positive whole number"):
+        environment.llm_parallel()
     for value, decided in (("1", True), ("0", False), ("yes", None), ("", None)):
         monkeypatch.setenv("LONGQA_EXTRA_BUFFERS", value)
         assert environment.extra_buffers() is decided
