@@ -1,11 +1,9 @@
 """`--llm-url` against llama.cpp's own server (`llama-server`, tests/conftest.py `llama_cpp_server`):
 it computes reported log-probabilities natively, so candidates are scored by forced decoding under
-the default deadline, several at once, and the answers are the in-process ones.
+the default deadline, one request at a time, and the answers are the in-process ones.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +13,6 @@ from tests.cli import run_json
 from tests.test_llm_server import OPTIONS, PROMPT, SAMPLE, SAMPLE_QUESTION
 
 pytestmark = [pytest.mark.server, pytest.mark.models]
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_llama_server_is_forced_through_options_under_the_default_deadline(llama_cpp_server, monkeypatch):
