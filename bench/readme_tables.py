@@ -46,6 +46,7 @@ MEASURES = {
     "dev-report150-corpus-answers-ranker.json": "answers chosen by the learned ranker (report half), against BM25 chunks and the whole documents",
     "dev-report150-corpus-answers-ranker-tune.json": "the same on the tune half the ranker was fitted on (the gap measures generalisation)",
     "dev-report60-corpus-answers-llm-url.json": "answers through llama-cpp-python's server (`--llm-url`, the default gemma GGUF): the in-process contexts and candidates scored by forced decoding: the same answers as in process",
+    "dev-report60-corpus-answers-llama-server.json": "answers through llama.cpp's llama-server at the default 30 s deadline: candidates forced one request at a time; 57 of the in-process answers",
     "dev-report60-corpus-answers-in-process.json": "the same 60 questions in process, the comparison for the `--llm-url` run",
     "dev-report150-corpus-recall-2000.json": "the context at 2,000 tokens after ask/ was split into rooms (unchanged: 0.606 / 0.810)",
     "dev-report150-corpus-generate.json": "answers (token F1, EM) against BM25 chunks and the whole documents",
