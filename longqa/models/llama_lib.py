@@ -63,8 +63,7 @@ _OPEN: "weakref.WeakSet[llama_cpp.Llama]" = weakref.WeakSet()
 
 def closed_at_exit(llm: "llama_cpp.Llama") -> None:
     """Free `llm` before interpreter teardown, when llama-cpp-python's own finaliser can fail
-    noisily ('Exception ignored in Llama.__del__'): every model longqa opens, the embedder's
-    tokenizer-only file included."""
+    noisily ('Exception ignored in Llama.__del__'): every model longqa opens."""
     _OPEN.add(llm)
 
 

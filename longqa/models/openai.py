@@ -383,9 +383,9 @@ class OpenAIGenerator:
     def _forced(self, prompt: str, ids: list[int], *, trial: bool = False,
                 arrivals: list[tuple[float, int]] | None = None) -> list[tuple[str, float]]:
         """Generate exactly `ids` after `prompt`: each token's text and reported log-probability
-        (and in `arrivals`, when each streamed piece came and its tokens). Streamed: llama-cpp-python's server then
-        computes log-probabilities for the generated tokens alone, while an unstreamed answer has
-        it normalise every prompt position too."""
+        (and in `arrivals`, when each streamed piece came and its tokens). Streamed:
+        llama-cpp-python's server then computes log-probabilities for the generated tokens alone,
+        while an unstreamed answer has it normalise every prompt position too."""
         payload = {"model": self.model, "prompt": prompt, "max_tokens": len(ids), "temperature": 0.0,
                    "grammar": token_sequence(ids), "logprobs": 1, "stream": True}
         pieces: list[tuple[str, float]] = []

@@ -18,6 +18,8 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
+from longqa.models.convert import llama_wordpiece_tokens
+
 # llama.cpp's whitespace set (Unicode's White_Space property).
 WHITESPACE = frozenset(map(chr, [*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
                                  0x2028, 0x2029, 0x202F, 0x205F, 0x3000]))
@@ -30,8 +32,7 @@ UNICODE_15_DROPPED = ((0x0CF3, 0x0CF3), (0x0ECE, 0x0ECE), (0x10EFD, 0x10EFF), (0
                       (0x11F00, 0x11F01), (0x11F03, 0x11F03), (0x11F34, 0x11F3A), (0x11F3E, 0x11F42),
                       (0x13439, 0x13440), (0x13447, 0x13455), (0x1E08F, 0x1E08F), (0x1E4EC, 0x1E4EF))
 UNICODE_15_ALONE = ((0x11B00, 0x11B09), (0x11F43, 0x11F4F))
-WORD_START = "\u2581"  # how llama.cpp marks a piece that begins a word
-CONTROL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+WORD_START = "\u2581"  # how llama.cpp marks a piece that begins a word (see llama_wordpiece_tokens)
 
 SPACE, DROP, ALONE, INWORD = range(4)
 
@@ -70,16 +71,9 @@ class WordPiece:
     """Token ids of a BERT vocabulary: `encode(text)` is [CLS] pieces [SEP]."""
 
     def __init__(self, vocab: list[str]):
-        # One table, as llama.cpp reads the vocabulary: a piece that begins a word is keyed with
-        # WORD_START in front, a piece inside a word without its `##`; a later duplicate wins.
-        self.table: dict[str, int] = {}
-        for index, token in enumerate(vocab):
-            if token in CONTROL_TOKENS:
-                self.table[token] = index
-            elif token.startswith("##") and len(token) > 2:
-                self.table[token[2:]] = index
-            else:
-                self.table[WORD_START + token] = index
+        # One table of the vocabulary as llama.cpp reads it (a piece that begins a word keyed with
+        # WORD_START in front, a piece inside a word without its `##`); a later duplicate wins.
+        self.table = {token: index for index, token in enumerate(llama_wordpiece_tokens(vocab))}
         self.unk, self.cls, self.sep = (vocab.index(t) for t in ("[UNK]", "[CLS]", "[SEP]"))
         self.longest = max(map(len, self.table))
         self._classes: dict[str, tuple[int, str]] = {}
