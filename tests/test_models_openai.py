@@ -386,6 +386,12 @@ def test_forced_requests_run_side_by_side_as_asked_and_the_servers_slots_allow(s
     assert server.most_in_flight == most
 
 
+def test_a_bad_parallel_setting_is_refused_when_the_server_is_opened(server, monkeypatch):
+    monkeypatch.setenv("LONGQA_LLM_PARALLEL", "four")  # refused even where echo would serve
+    with pytest.raises(ModelError, match=r"^LONGQA_LLM_PARALLEL='four': expected a positive whole number$"):
+        OpenAIGenerator(server.url)
+
+
 def test_forced_tokens_without_log_probabilities_are_a_one_line_error(server):
     generator = OpenAIGenerator(server.url)
     generator.option_logprobs("Q:", [" ten days"])

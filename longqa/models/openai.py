@@ -123,6 +123,7 @@ class OpenAIGenerator:
                  max_forced_seconds: float | None = None):
         """`max_echo_seconds`: the slowest echo per token still used for option scoring (None: any).
         `max_forced_seconds`: the same for forced decoding (None: from the client's deadline)."""
+        self._parallel = environment.llm_parallel()  # refused when bad before the server is asked
         self.client = client or JsonClient(url)
         models = server_models(self.client)  # also proves the server is up
         entry = next((m for m in models if m["id"] == model), models[0] if models else {})
@@ -303,7 +304,7 @@ class OpenAIGenerator:
     def _server_slots(self) -> int:
         """Forced-decoding requests to send at once: $LONGQA_LLM_PARALLEL (1 when unset), at most
         the slots llama-server's /props names (`total_slots`; 1 where it does not say)."""
-        wanted = environment.llm_parallel()
+        wanted = self._parallel
         if wanted == 1:
             return 1
         try:
