@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import gguf
 import numpy as np
@@ -113,3 +114,11 @@ def test_default_embedder_is_converted_once_and_rebuilt_when_tampered(tmp_path, 
     assert defaults.is_verified(path, full=True)
     assert defaults.same_as_default(sha256_file(path)) == defaults.GGUF_EMBEDDER_NAME
     assert defaults.same_as_default("0" * 64) is None
+
+
+def test_f16_conversion_without_its_extra_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setenv("LONGQA_MODELS_DIR", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "safetensors", None)  # as where `longqa[f16]` is not installed
+    with pytest.raises(ModelError, match=r"gguf and safetensors: run `pip install 'longqa\[f16\]'`"):
+        defaults.default_embedder_path()
+    assert list(tmp_path.iterdir()) == []

