@@ -4,6 +4,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import sqlite_utils
+import sqlite_utils.plugins
 
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.store import open_db
@@ -35,6 +37,27 @@ def test_store_is_wal_and_migrated_once(db_path):
     assert [r[0] for r in db.execute("SELECT name FROM _migrations")] == ["m001_initial", "m002_vector_state", "m003_graph", "m004_graph_leaves"]
     open_db(db_path)  # reopening applies nothing twice
     assert db.execute("SELECT count(*) FROM _migrations").fetchone()[0] == 4
+
+
+class _ConnectionPlugin:
+    """A sqlite-utils plugin as another tool might install one: it changes every connection."""
+
+    @sqlite_utils.hookimpl
+    def prepare_connection(self, conn):
+        conn.create_function("plugin_was_here", 0, lambda: 1)
+
+
+def test_no_sqlite_utils_plugin_runs_on_the_store(db_path, monkeypatch):
+    plugin = _ConnectionPlugin()
+    sqlite_utils.plugins.pm.register(plugin)
+    try:
+        open_db(db_path).close()
+        for db in (open_db(db_path), open_db(db_path, readonly=True), open_db(":memory:")):
+            with pytest.raises(sqlite3.OperationalError, match="no such function"):
+                db.execute("SELECT plugin_was_here()")
+        assert sqlite_utils.Database(sqlite3.connect(":memory:")).execute("SELECT plugin_was_here()").fetchone() == (1,)
+    finally:
+        sqlite_utils.plugins.pm.unregister(plugin)
 
 
 def test_save_load_roundtrip_and_fts(db):
