@@ -76,7 +76,7 @@ def test_explain_prints_the_settings_in_effect_after_the_rest(store, monkeypatch
 
 def test_context_only_prints_cited_passages(store, monkeypatch, capsys):
     code, out, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--context-only", "--budget", "300", "-d", store)
-    assert code == 0 and out.startswith("[1] Harbor Point Reactor Handbook > ")
+    assert code == 0 and out.startswith("# Harbor Point Reactor Handbook\n\n[1] ")
     assert "10 seconds" in out
     code, out, _ = longqa(monkeypatch, capsys, "ask", QUESTION, "--context-only", "--json", "-d", store)
     data = json.loads(out)

@@ -113,7 +113,10 @@ def test_passages_carry_section_paths_pages_and_fit_budget(tmp_path, db_path):
     assert all(p.page_start == 1 for p in passages)
     assert sum(p.tokens for p in passages) <= budget
     assert passages[0].tokens == tokens.count(passages[0].text)
-    assert render(passages).startswith("[1] Field Guide > Birds > Herons (p. 1)\nHerons wade")
+    # The document's title once, above its passages; each passage under its section path and pages.
+    shown = render(passages)
+    assert shown.startswith("# Field Guide\n\n[1] Birds > Herons (p. 1)\nHerons wade")
+    assert "\n\n[2] Trees (p. 1)\nOaks grow" in shown and shown.count("Field Guide") == 1
 
 
 def _cut_store(tmp_path, db_path):

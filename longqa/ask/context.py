@@ -145,5 +145,15 @@ def build_passages(selection: Selection, documents: dict[int, DocumentLabel], bu
 
 
 def render(passages: list[Passage]) -> str:
-    """The context block given to the generator (and printed by --context-only)."""
-    return "\n\n".join(f"{p.header()}\n{p.text}" for p in passages)
+    """The context as `--context-only` prints it: each document's title once ("# title"), then its
+    passages, each under its number, section path and pages. Passages come grouped by document, so
+    a title said above every passage would only repeat it (a tenth or more of a 500-token context).
+    The answer stage's model reads its own focused sentences (focus.render), not this."""
+    blocks, current = [], None
+    for p in passages:
+        if p.doc_id != current:
+            blocks.append(f"# {p.doc}")
+            current = p.doc_id
+        where = f"{p.section} ({p.pages})" if p.section else f"({p.pages})"
+        blocks.append(f"[{p.n}] {where}\n{p.text}")
+    return "\n\n".join(blocks)

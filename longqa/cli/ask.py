@@ -34,7 +34,7 @@ def ask(
     ),
     doc: Optional[List[str]] = typer.Option(None, "--doc", help="Only these documents (id, path or name); repeatable."),
     budget: int = typer.Option(2000, "--budget", min=50, help="Tokens (cl100k) of passage text in the context; "
-                               "the header line above each passage is not counted."),
+                               "its headings (document titles, section paths, pages) are not counted."),
     max_steps: int = typer.Option(3, "--max-steps", min=0, help="Cap on expansion steps."),
     confidence: Optional[float] = typer.Option(None, "--confidence", min=0.0, max=1.0,
                                      help=f"Search stops when evidence sufficiency reaches this (PECAN's t_p) [default: {SEARCH.confidence}]."),

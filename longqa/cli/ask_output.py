@@ -45,7 +45,7 @@ def _print_quote(quote, paged: set[int] | None, indent: str = "") -> None:
 
 
 def print_context(refined: Refined) -> None:
-    """The numbered passages exactly as the generator would see them, for piping elsewhere."""
+    """The numbered passages under their documents' titles (context.render), for piping elsewhere."""
     sys.stdout.write(for_terminal(refined.context, sys.stdout) + "\n")
     sys.stdout.flush()
 
