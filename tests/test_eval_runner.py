@@ -268,11 +268,15 @@ def test_longqa_answers_come_from_ask_and_baselines_from_the_reader(questions_fi
 def test_cli_recall_only_run_and_json_report(questions_file, tmp_path):
     out = tmp_path / "report.json"
     args = ["eval", questions_file, "--systems", "bm25-chunks,no-context", "--no-generate", "--limit", "3",
-            "--work-dir", tmp_path / "work", "--out", out]
+            "--half", "report", "--budget", "1500", "--work-dir", tmp_path / "work", "--out", out]
     result, report = run_json(*args)
     assert result.returncode == 0, result.stderr
-    assert report["generate"] is False and report["questions"] == 3
-    assert report["overall"]["bm25-chunks"]["n"] == 3 and report["overall"]["bm25-chunks"]["f1"] is None
+    # What a reader checks first is at the report's top level (the commit where a git checkout has one).
+    assert report["half"] == "report" and report["budget"] == 1500 and report["generate"] is False
+    assert report["commit"] == report["git"]["commit"] and "--half report" in report["command"]
+    assert 1 <= report["questions"] < 3  # the report half of the five questions
+    n = report["questions"]
+    assert report["overall"]["bm25-chunks"]["n"] == n and report["overall"]["bm25-chunks"]["f1"] is None
     assert json.loads(out.read_text())["systems"] == ["bm25-chunks", "no-context"]
     table = run(*args)
     assert table.returncode == 0

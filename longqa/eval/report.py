@@ -115,10 +115,16 @@ def build_report(records, settings, resources, questions, preparation: dict, ela
     by_system: dict = {}
     for record in records:
         by_system.setdefault(record["system"], []).append(record)
+    git = git_state()
     return {
         "longqa": __version__,
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "git": git_state(),
+        # What a reader checks first, at the top: the commit, which half of the questions (rules
+        # are set on the tune half and reported on the other), whether answers were generated and
+        # the budget; the command is added by the CLI.
+        "commit": git["commit"],
+        "half": settings.half,
+        "git": git,
         "machine": machine(),
         "load": load_average(),
         "models": models if models is not None else resources.describe(),
