@@ -33,6 +33,17 @@ def read_run(path: Path) -> dict[tuple[str, str], dict]:
     return records
 
 
+def read_or_say(path: Path, program: str) -> dict[tuple[str, str], dict] | None:
+    """`read_run`, or None after one line on stderr saying why the file cannot be read."""
+    try:
+        return read_run(path)
+    except OSError as exc:
+        print(f"{program}: {path}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+    except UnicodeDecodeError:
+        print(f"{program}: {path}: not a results file (not UTF-8 text)", file=sys.stderr)
+    return None
+
+
 def context_of(record: dict) -> Counter:
     """The passages handed over, as a multiset: the same passages in another order are the same
     context."""
@@ -77,16 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("b", type=Path, help="the second results file (.jsonl)")
     parser.add_argument("--show", type=int, default=5, help="ids shown per difference (default 5)")
     args = parser.parse_args(argv)
-    runs = []
-    for path in (args.a, args.b):
-        try:
-            runs.append(read_run(path))
-        except OSError as exc:
-            print(f"compare_runs: {path}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
-            return 1
-        except UnicodeDecodeError:
-            print(f"compare_runs: {path}: not a results file (not UTF-8 text)", file=sys.stderr)
-            return 1
+    runs = [read_or_say(path, "compare_runs") for path in (args.a, args.b)]
+    if None in runs:
+        return 1
     print("\n".join(report(compare(*runs), args.show)) or "no records in either file")
     return 0
 

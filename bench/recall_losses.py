@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare_runs import read_run  # noqa: E402
+from compare_runs import read_or_say  # noqa: E402
 
 ROWS = ("found", "document left out", "passage left out", "not in the document as written",
         "no whole-document row")
@@ -80,13 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--whole", default="full-context",
                         help="the whole-document system of the same run (default full-context)")
     args = parser.parse_args(argv)
-    try:
-        records = read_run(args.results)
-    except OSError as exc:
-        print(f"recall_losses: {args.results}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
-        return 1
-    except UnicodeDecodeError:
-        print(f"recall_losses: {args.results}: not a results file (not UTF-8 text)", file=sys.stderr)
+    records = read_or_say(args.results, "recall_losses")
+    if records is None:
         return 1
     found = tally(records, args.system, args.whole)
     if not found:
