@@ -5,6 +5,8 @@ import pytest
 
 from longqa.ask.analysis.asked import read
 from longqa import tokens
+from longqa.ask.answer import focus
+from longqa.ask.excerpt import SEPARATOR_TOKENS
 from tests.ask_support import build_store, films_corpus, make_pipeline, reactor_handbook
 from tests.fakes import FakeEmbedder, FakeGenerator
 
@@ -39,6 +41,20 @@ def test_a_tight_budget_keeps_the_best_sentences_of_the_larger_search(handbook_d
     assert all(p.spans is None for p in whole.passages)
     assert len({leaf for p in refined.passages for leaf in p.leaf_ids}) > len(
         {leaf for p in whole.passages for leaf in p.leaf_ids})
+
+
+@pytest.mark.parametrize("budget", [90, 150, 300])
+def test_the_budget_is_filled_until_no_sentence_left_out_would_fit(handbook_db, budget):
+    refined = make_pipeline(handbook_db, budget=budget).retrieve_context(QUESTION)
+    room = budget - sum(p.tokens for p in refined.passages)
+    assert room >= 0
+    kept = {(leaf, start, end) for p in refined.passages for leaf, start, end in p.spans}
+    pool = make_pipeline(handbook_db, budget=2000).retrieve_context(QUESTION)  # what the excerpt cut
+    left_out = [s for s in focus.context_sentences(pool.passages) if (s.leaf.id, s.start, s.end) not in kept]
+    assert left_out
+    # A sentence costs at most its own tokens and a gap: every one left out costs more than the room.
+    for sentence in left_out:
+        assert tokens.count(" ".join(sentence.text.split())) + SEPARATOR_TOKENS > room, sentence.text
 
 
 def test_at_the_default_budget_passages_are_whole(handbook_db):

@@ -99,12 +99,15 @@ def _sentences(asked, found, budget, settings, leaf_scores, embedder, query_vect
             hops.second_hop(asked, found, embedder)
         fields.raise_match(asked, found)
     kept: list[focus.Sentence] = []
+    left: list[focus.Sentence] = []
     used = 0
     for sentence in focus.ranked(found, spread, part=lambda s: s.leaf.parent_id):
         cost = tokens.count(" ".join(sentence.text.split())) + SEPARATOR_TOKENS  # an upper bound
         if used + cost <= budget:
             kept.append(sentence)
             used += cost
+        else:
+            left.append(sentence)
     if not kept:  # not even the best sentence fits: keep it cut to the budget's length
         if budget < 1:
             return []
@@ -112,6 +115,17 @@ def _sentences(asked, found, budget, settings, leaf_scores, embedder, query_vect
         return [(best_sentence.order, _cut_best(best_sentence, budget))]
     kept.sort(key=lambda s: s.order)
     out = _passages(kept)
+    # The costs above are upper bounds (sentences next to each other need no gap): what they left
+    # unused goes, in rank order, to the next sentences that fit when the passages are counted.
+    used = sum(p.tokens for _, p in out)
+    for sentence in left:
+        if used + tokens.count(" ".join(sentence.text.split())) > budget:
+            continue
+        trial = sorted(kept + [sentence], key=lambda s: s.order)
+        trial_out = _passages(trial)
+        total = sum(p.tokens for _, p in trial_out)
+        if total <= budget:
+            kept, out, used = trial, trial_out, total
     while len(kept) > 1 and sum(p.tokens for _, p in out) > budget:  # the budget is a promise
         kept.remove(min(kept, key=lambda s: (s.score, -s.order)))
         out = _passages(kept)
