@@ -83,7 +83,7 @@ def test_answer_json_contract_and_citations(handbook_db):
     assert any("10 seconds" in item["text"] for item in data["context"])
     assert data["answer"] and result.cited == cited_numbers(data["answer"], len(result.passages))
     assert [c["n"] for c in data["citations"] if c["cited"]] == result.cited
-    assert all(c["section"].startswith("Emergency Procedures") for c in data["citations"][:1])
+    assert all(c["section"].startswith("Emergency Procedures") for c in data["citations"] if c["cited"])
 
 
 def test_stream_and_answer_agree(handbook_db):
