@@ -41,9 +41,11 @@ class Passage:
     def pages(self) -> str:
         return page_span(self.page_start, self.page_end)
 
-    def header(self) -> str:
-        where = f"{self.doc}{PATH_SEPARATOR}{self.section}" if self.section else self.doc
-        return f"[{self.n}] {where} ({self.pages})"
+    def header(self, with_doc: bool = True) -> str:
+        """"[n] doc > section (pages)"; `with_doc` False where a heading above already names the
+        document."""
+        where = PATH_SEPARATOR.join(part for part in (self.doc if with_doc else "", self.section) if part)
+        return f"[{self.n}] {where} ({self.pages})" if where else f"[{self.n}] ({self.pages})"
 
     def citation(self) -> dict:
         return {"n": self.n, "doc": self.doc, "path": self.doc_path, "section": self.section,
@@ -154,6 +156,5 @@ def render(passages: list[Passage]) -> str:
         if p.doc_id != current:
             blocks.append(f"# {p.doc}")
             current = p.doc_id
-        where = f"{p.section} ({p.pages})" if p.section else f"({p.pages})"
-        blocks.append(f"[{p.n}] {where}\n{p.text}")
+        blocks.append(f"{p.header(with_doc=False)}\n{p.text}")
     return "\n\n".join(blocks)

@@ -99,15 +99,16 @@ def _sentences(asked, found, budget, settings, leaf_scores, embedder, query_vect
             hops.second_hop(asked, found, embedder)
         fields.raise_match(asked, found)
     kept: list[focus.Sentence] = []
-    left: list[focus.Sentence] = []
+    left: list[tuple[focus.Sentence, int]] = []  # sentences that did not fit, with their own tokens
     used = 0
     for sentence in focus.ranked(found, spread, part=lambda s: s.leaf.parent_id):
-        cost = tokens.count(" ".join(sentence.text.split())) + SEPARATOR_TOKENS  # an upper bound
+        own = tokens.count(" ".join(sentence.text.split()))
+        cost = own + SEPARATOR_TOKENS  # an upper bound
         if used + cost <= budget:
             kept.append(sentence)
             used += cost
         else:
-            left.append(sentence)
+            left.append((sentence, own))
     if not kept:  # not even the best sentence fits: keep it cut to the budget's length
         if budget < 1:
             return []
@@ -118,8 +119,8 @@ def _sentences(asked, found, budget, settings, leaf_scores, embedder, query_vect
     # The costs above are upper bounds (sentences next to each other need no gap): what they left
     # unused goes, in rank order, to the next sentences that fit when the passages are counted.
     used = sum(p.tokens for _, p in out)
-    for sentence in left:
-        if used + tokens.count(" ".join(sentence.text.split())) > budget:
+    for sentence, own in left:
+        if used + own > budget:
             continue
         trial = sorted(kept + [sentence], key=lambda s: s.order)
         trial_out = _passages(trial)
