@@ -39,6 +39,8 @@ class FakeServer(ThreadingHTTPServer):
         self.hang: set[str] = set()  # paths whose requests are never answered (until released)
         self.released = threading.Event()
         self.replies: dict[str, object] = {}  # path -> JSON sent instead of the normal answer
+        self.drip: dict[str, str] = {}  # path -> "all" | "body": that much of its answer sent a byte at a time
+        self.drip_seconds = 0.05  # between two dripped bytes (an answer of some 300 bytes: 15 s)
         self.embeddings_error = (501, "This server does not support embeddings")
         self.pieces: list[str] = []  # the tokenizer's vocabulary: a word with its leading spaces
         self.tokenizer = True  # /tokenize offered
@@ -77,6 +79,20 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _drip(self, head: bytes, body: bytes) -> None:
+        """A whole answer sent slowly: the body (and the status line and headers, where asked) a
+        byte at a time, until it is all sent or the client hangs up."""
+        if self.server.drip[self.path] == "body":
+            self.wfile.write(head)
+            head = b""
+        try:
+            for byte in head + body:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(self.server.drip_seconds)
+        except OSError:
+            pass
+
     def _special(self) -> bool:
         """Redirect, hang or a scripted reply, when the test asked for one."""
         if self.server.redirect_to:
@@ -87,6 +103,16 @@ class Handler(BaseHTTPRequestHandler):
             return True
         if self.path in self.server.hang:
             self.server.released.wait(30)
+            return True
+        if self.path in self.server.drip and getattr(self, "body", {}).get("stream"):
+            events = [f"data: {json.dumps({'choices': [{'text': word}]})}\n\n" for word in (" forty", " two")]
+            self._drip(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
+                       ("".join(events) + "data: [DONE]\n\n").encode())
+            return True
+        if self.path in self.server.drip:
+            body = json.dumps({"choices": [{"text": " the answer is forty two"}], "data": []}).encode()
+            self._drip(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                       + str(len(body)).encode() + b"\r\n\r\n", body)
             return True
         if self.path in self.server.replies:
             self._send(200, self.server.replies[self.path])
@@ -104,7 +130,7 @@ class Handler(BaseHTTPRequestHandler):
         self._send(404, {"error": {"message": "no such route"}})
 
     def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append((self.path, body))
         if self._special():
             return
@@ -501,7 +527,7 @@ def test_a_hung_server_fails_within_the_deadline_retries_included(server):
     server.hang.add("/v1/completions")
     generator = OpenAIGenerator(server.url, client=JsonClient(server.url, deadline=1.5, backoff=0.01))
     started = time.monotonic()
-    with pytest.raises(ModelError, match=r"timed out \(deadline 1\.5 s, LONGQA_LLM_TIMEOUT\)") as caught:
+    with pytest.raises(ModelError, match=r"timed out after 1\.5 s \(deadline 1\.5 s, LONGQA_LLM_TIMEOUT\)") as caught:
         generator.complete("Q: what?\nA:", max_tokens=4)
     assert time.monotonic() - started < 3.0
     assert "\n" not in str(caught.value)
@@ -563,9 +589,11 @@ def test_an_answer_over_the_cap_is_refused(server, monkeypatch):
         OpenAIGenerator(server.url).complete("Q:", max_tokens=2)
 
 
-def ask_with_server(monkeypatch, capsys, tmp_path, server: FakeServer, *extra: str, embedders: list | None = None):
-    """`longqa ask` over a real store (fake embedder) with the real server generator at `server`;
-    `embedders` collects the (embed_model, embed_url) the command asked for."""
+def ask_with_server(monkeypatch, capsys, tmp_path, server: FakeServer, *extra: str, embedders: list | None = None,
+                    url: str | None = None):
+    """`longqa ask` over a real store (fake embedder) with the real server generator at `server`
+    (named as `url`, where given); `embedders` collects the (embed_model, embed_url) the command
+    asked for."""
     from longqa.cli import main
     from longqa.models import resolve
     from tests.ask_support import build_store, reactor_handbook
@@ -578,7 +606,7 @@ def ask_with_server(monkeypatch, capsys, tmp_path, server: FakeServer, *extra: s
     monkeypatch.setattr(resolve, "load_embedder",
                         lambda embed_model=None, embed_url=None: asked.append((embed_model, embed_url)) or FakeEmbedder())
     monkeypatch.setattr(sys, "argv", ["longqa", "ask", "How fast do the emergency diesel generators start after a grid loss?",
-                                      "-d", str(db_path), "--llm-url", server.url, *extra])
+                                      "-d", str(db_path), "--llm-url", url or server.url, *extra])
     started = time.monotonic()
     with pytest.raises(SystemExit) as exited:
         main()
@@ -591,7 +619,7 @@ def test_ask_against_a_server_that_hangs_mid_question_exits_1_in_one_line(server
     code, output, seconds = ask_with_server(monkeypatch, capsys, tmp_path, server)
     assert code == 1 and seconds < 5
     assert output.err.strip().splitlines() == [
-        f"longqa: error: cannot reach LLM server at {server.url}: timed out (deadline 2 s, LONGQA_LLM_TIMEOUT)"]
+        f"longqa: error: cannot reach LLM server at {server.url}: timed out after 2.0 s (deadline 2 s, LONGQA_LLM_TIMEOUT)"]
 
 
 def test_ask_against_a_server_with_garbage_exits_1_in_one_line(server, monkeypatch, capsys, tmp_path):

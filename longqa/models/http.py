@@ -6,16 +6,26 @@
   seconds): every connect and read waits at most what is left of it, and retries of connection
   errors and 5xx answers (exponential back-off) happen only inside it. A hung server therefore
   costs at most the deadline, then one line. Outside a question each call has its own deadline.
+  The deadline holds per read, not per piece of the answer: each read of the socket waits at
+  most what is left of it (`_TimedReader`), so a server that sends a byte at a time is cut off at
+  the deadline too, and the message says how long it really took.
 - Answers are capped (MAX_RESPONSE_BYTES, MAX_EVENT_BYTES): a runaway server cannot fill memory.
+- Credentials in a URL (`http://user:password@host/v1`) are never printed, logged or reported:
+  `redact_url` is the one place that shows a URL, and the client's `base` has none. They are sent
+  as HTTP basic auth to that server only (the only one contacted), in place of $LONGQA_LLM_API_KEY.
 
 Every failure becomes a one-line ModelError naming the server.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import functools
 import http.client
+import io
 import json
+import re
 import socket
 import time
 import urllib.parse
@@ -33,6 +43,8 @@ DEFAULT_DEADLINE_SECONDS = 30.0
 MAX_RESPONSE_BYTES = 32 << 20
 MAX_EVENT_BYTES = 1 << 20  # one server-sent event (a few tokens of text and their logprobs)
 READ_CHUNK = 1 << 16
+# A URL's user name and password: what precedes the last @ of its authority (scheme optional).
+_USERINFO = re.compile(r"^(\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^/?#]*@")
 
 
 class HttpStatusError(ModelError):
@@ -41,13 +53,34 @@ class HttpStatusError(ModelError):
         self.status = status
 
 
+def redact_url(url: str) -> str:
+    """The URL as it may be shown: any user name and password in it replaced by `***`."""
+    return _USERINFO.sub(r"\1***@", url)
+
+
 def api_base(url: str, option: str = "--llm-url") -> str:
-    """`http://host:8080` → `http://host:8080/v1`; a URL with a path is used as given."""
-    parts = urllib.parse.urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.hostname is None:
-        raise ModelError(f"{url}: not an http(s) URL for {option}")
+    """`http://host:8080` → `http://host:8080/v1`; a URL with a path is used as given. Any
+    credentials are left out (`url_credentials` reads them)."""
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        ok = parts.scheme in ("http", "https") and bool(parts.netloc) and parts.hostname is not None
+        parts.port  # noqa: B018 -- a port that is not a number raises here
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ModelError(f"{redact_url(url)}: not an http(s) URL for {option}")
     path = parts.path.rstrip("/") or "/v1"
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], path, "", ""))
+
+
+def url_credentials(url: str) -> str | None:
+    """The `Authorization` header value for a URL that names a user (basic auth), else None."""
+    parts = urllib.parse.urlsplit(url.strip())
+    if "@" not in parts.netloc:
+        return None
+    user = urllib.parse.unquote(parts.username or "")
+    password = urllib.parse.unquote(parts.password or "")
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
 
 
 def deadline_setting() -> float:
@@ -76,11 +109,12 @@ def question_deadline(seconds: float | None = None):
 class JsonClient:
     def __init__(self, base_url: str, *, deadline: float | None = None, retries: int = 3,
                  backoff: float | None = None, option: str = "--llm-url"):
-        self.base = api_base(base_url, option)
+        self.base = api_base(base_url, option)  # without credentials: it is what messages show
         self.deadline = deadline_setting() if deadline is None else deadline
         self.retries = retries
         self.backoff = BACKOFF_SECONDS if backoff is None else backoff
         self.api_key = environment.LLM_API_KEY.value()
+        self._basic_auth = url_credentials(base_url)  # sent to this server only, never shown
 
     def _deadline(self) -> "_Deadline":
         if _question is not None:
@@ -90,8 +124,8 @@ class JsonClient:
     def _time_left(self, deadline: "_Deadline", what: str) -> float:
         left = deadline.ends_at - time.monotonic()
         if left <= 0:
-            raise ModelError(f"LLM server at {self.base}: no answer from {what} within the "
-                             f"{deadline.seconds:g} s deadline (LONGQA_LLM_TIMEOUT)")
+            raise ModelError(f"LLM server at {self.base}: no answer from {what} in time: "
+                             f"{deadline.expired()}")
         return left
 
     def url(self, path: str) -> str:
@@ -119,8 +153,8 @@ class JsonClient:
         with self._open(self.url(path), payload, deadline, retries) as answer:
             try:
                 while True:
-                    answer.bound(self._time_left(deadline, path))
-                    raw = answer.response.readline(MAX_EVENT_BYTES + 1)
+                    self._time_left(deadline, path)
+                    raw = answer.readline(MAX_EVENT_BYTES + 1)
                     if not raw:
                         raise ModelError(f"LLM server at {self.base}: stream from {path} ended without [DONE]")
                     if len(raw) > MAX_EVENT_BYTES:
@@ -143,12 +177,12 @@ class JsonClient:
                 raise ModelError(f"LLM server at {self.base}: stream from {path} broke off "
                                  f"({_reason(exc, deadline)})") from None
 
-    def _json(self, answer: "_Answer", path: str, deadline: "_Deadline") -> dict:
+    def _json(self, answer: http.client.HTTPResponse, path: str, deadline: "_Deadline") -> dict:
         body = bytearray()
         try:
             while True:
-                answer.bound(self._time_left(deadline, path))
-                chunk = answer.response.read(READ_CHUNK)
+                self._time_left(deadline, path)
+                chunk = answer.read(READ_CHUNK)
                 if not chunk:
                     break
                 body += chunk
@@ -169,11 +203,13 @@ class JsonClient:
         if payload is not None:
             data = json.dumps(payload).encode("utf-8")
             headers["Content-Type"] = "application/json"
-        if self.api_key:
+        if self._basic_auth:
+            headers["Authorization"] = self._basic_auth
+        elif self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         attempt = 0
         while True:
-            connection = _connection(url, self._time_left(deadline, url))
+            connection = _connection(url, self._time_left(deadline, url), deadline)
             try:
                 answer = self._request(connection, url, data, headers)
             except HttpStatusError as exc:
@@ -201,50 +237,75 @@ class JsonClient:
         return attempt < (self.retries if retries is None else retries) and deadline.ends_at - time.monotonic() > self.backoff * (2 ** attempt)
 
     def _request(self, connection: http.client.HTTPConnection, url: str, data: bytes | None,
-                 headers: dict) -> "_Answer":
+                 headers: dict) -> http.client.HTTPResponse:
         parts = urllib.parse.urlsplit(url)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         connection.request("POST" if data is not None else "GET", target, body=data, headers=headers)
-        sock = connection.sock  # kept: the connection lets go of it once the response owns it
         response = connection.getresponse()
         if 300 <= response.status < 400:
             # Not an HttpStatusError: callers that take a 4xx as "not offered" must not take this.
             location = response.getheader("Location", "")
             raise ModelError(f"LLM server at {self.base}: HTTP {response.status} from {url} redirects to "
-                             f"{location[:200] or 'nowhere'}; redirects are not followed (name the final URL)")
+                             f"{redact_url(location)[:200] or 'nowhere'}; redirects are not followed (name the final URL)")
         if response.status >= 400:
             detail = _error_detail(response)
             raise HttpStatusError(f"LLM server at {self.base}: HTTP {response.status} from {url}{detail}",
                                   response.status)
-        return _Answer(response, sock)
+        return response
 
 
 class _Deadline:
     def __init__(self, ends_at: float, seconds: float):
         self.ends_at, self.seconds = ends_at, seconds
 
-
-class _Answer:
-    """A response and its socket, whose timeout is set to the time left before each read."""
-
-    def __init__(self, response: http.client.HTTPResponse, sock: socket.socket):
-        self.response, self.socket = response, sock
-
-    def bound(self, seconds: float) -> None:
-        """The next read waits at most `seconds` (nothing to bound once the answer is all read)."""
-        if not self.response.isclosed():
-            self.socket.settimeout(seconds)
+    def expired(self) -> str:
+        """What a message says once the time is up: how long it really took, and the limit."""
+        elapsed = time.monotonic() - (self.ends_at - self.seconds)
+        return f"timed out after {elapsed:.1f} s (deadline {self.seconds:g} s, LONGQA_LLM_TIMEOUT)"
 
 
-def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
+class _TimedReader(io.RawIOBase):
+    """A response's socket reads, each waiting at most what is left of the deadline: a timeout
+    per read alone lets a server that sends a byte at a time run on for as long as it likes."""
+
+    def __init__(self, raw: io.RawIOBase, sock: socket.socket, deadline: _Deadline):
+        super().__init__()
+        self._raw, self._socket, self._deadline = raw, sock, deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int | None:
+        left = self._deadline.ends_at - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("deadline reached")
+        self._socket.settimeout(left)
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        self._raw.close()  # lets go of the socket, as the response's own reader would
+        super().close()
+
+
+class _TimedResponse(http.client.HTTPResponse):
+    """An HTTP response whose every read, headers included, ends by the deadline."""
+
+    def __init__(self, sock: socket.socket, *args, deadline: _Deadline, **kwargs):
+        super().__init__(sock, *args, **kwargs)
+        self.fp = io.BufferedReader(_TimedReader(self.fp.detach(), sock, deadline))
+
+
+def _connection(url: str, timeout: float, deadline: _Deadline) -> http.client.HTTPConnection:
     parts = urllib.parse.urlsplit(url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    return kind(parts.hostname, parts.port, timeout=timeout)
+    connection = kind(parts.hostname, parts.port, timeout=timeout)
+    connection.response_class = functools.partial(_TimedResponse, deadline=deadline)
+    return connection
 
 
 def _reason(exc: BaseException, deadline: _Deadline) -> str:
     if isinstance(exc, (socket.timeout, TimeoutError)):
-        return f"timed out (deadline {deadline.seconds:g} s, LONGQA_LLM_TIMEOUT)"
+        return deadline.expired()
     if isinstance(exc, ModelError):
         return str(exc)
     return " ".join(str(getattr(exc, "reason", None) or exc or type(exc).__name__).split())
