@@ -226,3 +226,27 @@ class OutlineGenerator:
     def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
         self.calls += 1
         return {label: 1.0 / len(labels) for label in labels}
+
+
+class FakeReader(FakeGenerator):
+    """The scripted generator as a reader profile (an instruction-tuned model, models/profiles.py):
+    its chat prompts are the messages joined, and its reply to the reader's prompt is `said`;
+    `certainty` is its probability of whatever it said."""
+
+    def __init__(self, said: str = "unknown", certainty: float = 0.9, **options):
+        from longqa.models.profiles import QWEN_05B
+
+        super().__init__(reply=lambda prompt, grammar: said, **options)
+        self.profile, self.name, self.certainty = QWEN_05B, QWEN_05B.stem, certainty
+
+    def chat_prompt(self, messages) -> str:
+        return "".join(f"<{m.role}>\n{m.content}\n" for m in messages) + "<assistant>\n"
+
+    def chat_head(self, system: str) -> str:
+        return f"<system>\n{system}\n"
+
+    def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
+        if len(labels) == 1:  # its own reply, scored (reader.own_probability)
+            self.calls.append(("label_probs", prompt))
+            return {labels[0]: self.certainty}
+        return super().label_probs(prompt, labels)

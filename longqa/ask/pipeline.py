@@ -34,6 +34,7 @@ from longqa.ask.search.plan import Planner, SearchContext
 from longqa.ask.search.steps import add_step
 from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
+from longqa.models import profiles
 from longqa.models.base import KEEPS_PREFIX, Embedder, Generator, supports
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.store import snapshot
@@ -90,7 +91,13 @@ class Pipeline:
         if self._heads_kept or self.generator is None:
             return
         self._heads_kept = True
-        for head in prompts.KEPT_HEADS if supports(self.generator, KEEPS_PREFIX) else ():
+        if not supports(self.generator, KEEPS_PREFIX):
+            return
+        # A reader's prompts open with its chat template's system turn; a chooser's with the
+        # analysis examples and the short-answer head.
+        heads = [self.generator.chat_head(prompts.READER_SYSTEM)] if profiles.is_reader(self.generator) \
+            else prompts.KEPT_HEADS
+        for head in heads:
             self.generator.keep_prefix(head)
 
     def settings_in_effect(self) -> AskSettings:
@@ -179,7 +186,7 @@ class Pipeline:
         asked = refined.analysis.asked or read_asked(refined.question)
         plan = plan_answer(asked, refined.passages, refined.analysis.type, refined.analysis.scope,
                            self.retriever.embedder if dense else None,
-                           self.retriever.embed(refined.question) if dense else None)
+                           self.retriever.embed(refined.question) if dense else None, self.generator)
         refined.timings["focus"] = time.perf_counter() - tick
         plan.bridges = [step.details["entity"] for step in refined.steps
                         if step.action == "bridge" and step.details.get("entity")] + plan.bridges

@@ -187,3 +187,29 @@ def choice_prompt(question: str, options: dict[str, str], focused: str) -> str:
 def one_line(text: str) -> str:
     """User text inside a prompt: whitespace collapsed, so it cannot fake a new label line."""
     return " ".join(text.split())
+
+
+# -- the reader (a chat profile: models/profiles.py) ------------------------------------------
+# An instruction-tuned reader is told what to do instead of shown a pattern. The system message is
+# the same for every question, so its state is kept; the user message holds the numbered passages
+# (the focused sentences under their passage headers) and the question. Its reply is parsed and
+# proven word for word by ask/answer/reader.py.
+READER_SYSTEM = (
+    "You answer questions about the user's documents using only the numbered passages given with "
+    "each question.\n"
+    "- For a question asking for a fact (a number, date, name, term, value or short phrase), reply "
+    "with the shortest exact answer copied word for word from one passage, then that passage's "
+    "number in brackets, like: 45 seconds [3]\n"
+    "- For a yes/no question, reply Yes or No, then the number of the passage that decides it, "
+    "like: No [2]\n"
+    "- For a question with lettered options, reply with the letter of the right option, like: (B)\n"
+    "- If the passages do not contain the answer, reply: unknown\n"
+    "Reply with nothing else."
+)
+READER_UNKNOWN = "unknown"
+
+
+def reader_message(question: str, passages: str, options: dict[str, str] | None = None) -> str:
+    """The reader's user message: the passages, the question and any lettered options."""
+    listed = "".join(f"\n({letter}) {one_line(text)}" for letter, text in (options or {}).items())
+    return f"Passages:\n{passages}\n\nQuestion: {one_line(question)}{listed}"

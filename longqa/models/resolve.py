@@ -4,7 +4,8 @@ Precedence (the CLI fills the arguments from its options, whose defaults are the
 variables $LONGQA_MODEL, $LONGQA_EMBED_MODEL, $LONGQA_LLM_URL and $LONGQA_EMBED_URL):
 
 - generator: `llm_url` → the OpenAI-compatible server (`model`, if given, is the server's model
-  id); else `model` → that GGUF file; else the embedded gemma-3-270m.
+  id); else `model` → the profile of that name (models/profiles.py, assembled from its extra's
+  packages) or that GGUF file (a profile's when its bytes are); else the default profile.
 - embedder: `embed_model` → that GGUF file (must be a sentence encoder with pooling); else
   `embed_url` → that server's /embeddings; else the embedded all-MiniLM-L6-v2 (int8 through
   onnxruntime, models/defaults.py). A generation server (`llm_url`) never picks the embedder:
@@ -20,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from longqa.errors import ModelError
+from longqa.models import profiles
 from longqa.models.base import KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS, Embedder, Generator
 from longqa.models.defaults import GENERATOR_NAME, default_embedder, default_generator_path, same_as_default
 from longqa.models.files import cached_sha256
@@ -33,12 +35,38 @@ LOCAL_GENERATOR_CAPABILITIES = frozenset({KEEPS_PREFIX, SCORES_OPTIONS, READS_AT
 SOURCE_DEFAULT = "embedded default"
 SOURCE_FILE = "file"
 SOURCE_SERVER = "server"
+SOURCE_PROFILE = "profile"
 
 
 def file_identity(path: Path) -> str:
-    """`stem@sha12`, or the default's identity for a copy of a default model file."""
+    """`stem@sha12`, or the default's identity for a copy of a default model file, or a profile's
+    file stem for a copy of a profile's file."""
     digest = cached_sha256(path)
-    return same_as_default(digest) or f"{path.stem}@{digest[:12]}"
+    known = profiles.by_digest(digest)
+    return same_as_default(digest) or (known.stem if known else f"{path.stem}@{digest[:12]}")
+
+
+def generator_profile(model: str | None) -> profiles.Profile | None:
+    """The profile `-m` names (None: a file that is no profile's). A value that is an existing file
+    is a file, even if it were spelled like a profile's name."""
+    if not model:
+        return profiles.DEFAULT
+    if not Path(model).expanduser().is_file():
+        found = profiles.named(model)
+        if found is not None:
+            return found
+        if not model.endswith(".gguf") and "/" not in model:
+            raise ModelError(f"{model}: no such model profile or file (-m takes one of "
+                             f"{', '.join(profiles.PROFILES)} or a GGUF path; `longqa models --list`)")
+    return profiles.by_identity(file_identity(_local_path(model, "--model")))
+
+
+def _profile_path(profile: profiles.Profile) -> Path:
+    if profile is profiles.DEFAULT:
+        return default_generator_path()
+    from longqa.models.packaged import assembled_path
+
+    return assembled_path(profile)
 
 
 def _local_path(value: str, option: str) -> Path:
@@ -71,8 +99,12 @@ def generator_identity(model: str | None = None, llm_url: str | None = None) -> 
     (the served file a server's model is measured as, skill.py): its name already says which."""
     if llm_url:
         return {}
-    name = file_identity(_local_path(model, "--model")) if model else GENERATOR_NAME
-    return {"name": name, "capabilities": LOCAL_GENERATOR_CAPABILITIES, "model_file": None}
+    profile = generator_profile(model)
+    if profile is not None and (not model or not Path(model).expanduser().is_file()):
+        name = GENERATOR_NAME if profile is profiles.DEFAULT else profile.stem
+    else:
+        name = file_identity(_local_path(model, "--model"))
+    return {"name": name, "capabilities": LOCAL_GENERATOR_CAPABILITIES, "model_file": None, "profile": profile}
 
 
 def load_embedder(embed_model: str | None = None, embed_url: str | None = None) -> Embedder:
@@ -92,13 +124,15 @@ def _make_generator(model: str | None, llm_url: str | None, n_ctx: int | None):
         return generator
     from longqa.models.llama import LlamaGenerator
 
-    if model:
+    profile = generator_profile(model)
+    if model and Path(model).expanduser().is_file():
         path = _local_path(model, "--model")
-        generator = LlamaGenerator(path, name=file_identity(path), n_ctx=n_ctx)
+        generator = LlamaGenerator(path, name=file_identity(path), n_ctx=n_ctx, profile=profile)
         generator.source = SOURCE_FILE
     else:
-        generator = LlamaGenerator(default_generator_path(), name=GENERATOR_NAME, n_ctx=n_ctx)
-        generator.source = SOURCE_DEFAULT
+        name = GENERATOR_NAME if profile is profiles.DEFAULT else profile.stem
+        generator = LlamaGenerator(_profile_path(profile), name=name, n_ctx=n_ctx, profile=profile)
+        generator.source = SOURCE_DEFAULT if profile is profiles.DEFAULT else SOURCE_PROFILE
     return generator
 
 

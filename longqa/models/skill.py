@@ -5,10 +5,11 @@ dev labels on the TUNE half with the model in use: accuracy for choices, AUC for
 Its weight is how far that stands above chance, scaled to [0, 1] — 0 at chance (the decision does
 not steer), 1 for a perfect one:
     weight = max(0, (skill - chance) / (1 - chance))        (AUC: chance 0.5)
-A model that was never measured (one passed with -m or --llm-url) gets weight 1: the same code
-lets a stronger model steer fully, and bench/decisions.py measures it when that matters. A server
-whose model id is a measured model's GGUF file (llama.cpp's servers name a model by its path) is
-that model: it steers as far as it does in-process.
+A model that was never measured (a profile without a table, a file passed with -m, a server's
+model) gets weight 0 for every decision: its decisions do not steer until bench/decisions.py has
+measured them (`--explain` says so). A server whose model id is a measured model's GGUF file
+(llama.cpp's servers name a model by its path) is that model: it steers as far as it does
+in-process.
 """
 
 from __future__ import annotations
@@ -42,13 +43,27 @@ def weight(generator, decision: str) -> float:
     if generator is None:
         return 0.0
     names = [str(getattr(generator, key, "") or "") for key in ("name", "model_file")]
-    for prefix, table in measured().items():
+    table = measured_table(generator)
+    if table is None or decision not in table:
+        return 0.0
+    skill, chance = table[decision]
+    return max(0.0, (skill - chance) / (1.0 - chance)) if chance < 1 else 0.0
+
+
+def measured_table(generator) -> dict[str, tuple[float, float]] | None:
+    """The measured decisions of `generator`'s profile (or of the model a name or served file
+    stands for), or None when it was never measured."""
+    from longqa.models.profiles import profile_of
+
+    profile = profile_of(generator)
+    tables = measured()
+    if profile is not None:
+        return tables.get(profile.name)
+    names = [str(getattr(generator, key, "") or "") for key in ("name", "model_file")]
+    for prefix, table in tables.items():
         if any(name.startswith(prefix) for name in names):
-            if decision not in table:
-                return 0.0
-            skill, chance = table[decision]
-            return max(0.0, (skill - chance) / (1.0 - chance)) if chance < 1 else 0.0
-    return 1.0
+            return table
+    return None
 
 
 def router_weight(generator) -> float:

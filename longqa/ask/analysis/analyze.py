@@ -79,7 +79,9 @@ def with_model(analysis: Analysis, question: str, generator: Generator) -> Analy
     where no rule fired."""
     started = time.perf_counter()
     by_rule = analysis.decided_by.get("scope") == "rule"
-    if not (by_rule and analysis.scope < 0.5):
+    if skill.weight(generator, "scope") <= 0:  # an unmeasured model's R_q would not steer: no call
+        analysis.decided_by.setdefault("scope", "default")
+    elif not (by_rule and analysis.scope < 0.5):
         probs = generator.label_probs(prompts.analysis_prompt(question), [f" {s}" for s in prompts.SCOPES])
         p_local, p_global = probs[" local"], probs[" global"]
         model_scope = p_global / (p_global + p_local) if p_global + p_local > 0 else 0.5

@@ -16,12 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import features, fields, grounded, tables
+from longqa.ask.answer import features, fields, grounded, reader, tables
 from longqa.ask.answer import ranker as ranking
 from longqa.ask.answer.candidates import Candidate, pooled, spans_of
 from longqa.ask.answer.focus import TYPED, Sentence
 from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
 from longqa.ask.settings import in_effect
+from longqa.models import profiles
 from longqa.text.words import overlap
 
 
@@ -40,18 +41,35 @@ def choose_short(generator, asked: Asked, focused: list[Sentence], prompt: str,
         return grounded.computed_answer(computed, focused)
     if asked.want == "sentence" and focused:
         return grounded.choose_sentence(generator, asked.question, focused, prompt)
+    if profiles.is_reader(generator):
+        def fallback(draft: str, model: bool) -> tuple[str, Grounding]:
+            return ranked_answer(generator, asked, focused, prompt, context, bridges, embedder, ranker,
+                                 draft=draft, model=model)
+
+        return reader.answer(generator, asked, focused, context, prompt, fallback)
+    return ranked_answer(generator, asked, focused, prompt, context, bridges, embedder, ranker)
+
+
+def ranked_answer(generator, asked: Asked, focused: list[Sentence], prompt: str, context: list[Sentence],
+                  bridges, embedder, ranker: ranking.Ranker | None, *, draft: str | None = None,
+                  model: bool = True) -> tuple[str, Grounding]:
+    """The ranked candidates' best (see the module's docstring). `draft`: the model's own answer
+    when the caller has it (a reader's reply), else the model writes one; `model` False ranks the
+    shortlist without the model's scores (cheap: for the alternatives of a reader's proven answer)."""
     settings = in_effect().answer
     ranker = ranker or ranking.load(Path(settings.ranker_weights) if settings.ranker_weights else ranking.WEIGHTS_FILE)
     ranked = sorted(focused, key=lambda s: -s.score)[:settings.candidate_sentences]
-    draft = "" if asked.want == "yesno" else grounded.draft_answer(
-        generator, prompt, settings.draft_tokens_typed if asked.want in TYPED else settings.draft_tokens)
+    if draft is None:
+        draft = "" if asked.want == "yesno" else grounded.draft_answer(
+            generator, prompt, settings.draft_tokens_typed if asked.want in TYPED else settings.draft_tokens)
     ev = features.Evidence(asked, ranked, context, draft, list(bridges))
     pool = offered(ev)
     features.read_embeddings(pool, ev, embedder)
     features.compute(pool, ev)
     shortlist = ranker.shortlist(pool, settings.max_candidates)
-    ev.model = dict(zip((c.text for c in shortlist),
-                        grounded.model_logprobs(generator, prompt, [c.text for c in shortlist])))
+    if model:
+        ev.model = dict(zip((c.text for c in shortlist),
+                            grounded.model_logprobs(generator, prompt, [c.text for c in shortlist])))
     features.compute(shortlist, ev)
     order = ranker.rank(shortlist)
     winner = order[0]

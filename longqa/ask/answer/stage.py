@@ -18,7 +18,8 @@ from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import choose, focus, grounded, hops, summary
 from longqa.ask.context import Passage
 from longqa.ask.settings import in_effect
-from longqa.models import skill
+from longqa.models import profiles, skill
+from longqa.models.chat import Message
 from longqa.models.base import Generator
 
 # The answer is one line; a base model that would go on to invent the next
@@ -52,9 +53,10 @@ class AnswerPlan:
 
 
 def plan_answer(asked: Asked, passages: list[Passage], qtype: str, scope: float, embedder=None,
-                query_vector=None) -> AnswerPlan:
+                query_vector=None, generator=None) -> AnswerPlan:
     """What the answer stage will do; `query_vector` is the question's vector when the caller has
-    it already (retrieval embedded the question)."""
+    it already (retrieval embedded the question). A reader `generator` (models/profiles.py) gets
+    its own chat prompt and window for short answers and lettered options."""
     question = asked.question
     long_form, max_tokens = answer_settings(qtype, scope, asked.want)
     letters = asked.letters
@@ -66,9 +68,13 @@ def plan_answer(asked: Asked, passages: list[Passage], qtype: str, scope: float,
     # A multi-hop question's answer sits beside its bridge entity, not beside its own words.
     hop = hops.applies(asked, qtype, long_form)
     bridges = hops.second_hop(asked, found, embedder) if hop else []
-    chosen = focus.select(found, in_effect().answer.spread_tokens if long_form else in_effect().answer.focus_tokens, spread=long_form)
+    reads = profiles.is_reader(generator) and not long_form
+    window = in_effect().answer.reader_focus_tokens if reads else in_effect().answer.focus_tokens
+    chosen = focus.select(found, in_effect().answer.spread_tokens if long_form else window, spread=long_form)
     text = focus.render(chosen)
-    if letters:
+    if reads:
+        prompt = reader_prompt(generator, asked, text)
+    elif letters:
         prompt = prompts.choice_prompt(asked.stem, letters, text)
     elif long_form:
         prompt = prompts.answer_prompt(question, text, long_form=True)
@@ -76,6 +82,14 @@ def plan_answer(asked: Asked, passages: list[Passage], qtype: str, scope: float,
         prompt = prompts.short_answer_prompt(question, text)
     mode = "summary" if asked.want == "summary" and not letters else "free" if long_form else "short"
     return AnswerPlan(mode, prompt, chosen, long_form, max_tokens, found, bridges, embedder)
+
+
+def reader_prompt(generator, asked: Asked, passages: str) -> str:
+    """A reader's chat prompt: the fixed system message, then the passages and the question (a
+    lettered question's stem and its options)."""
+    question = asked.stem if asked.letters else asked.question
+    return generator.chat_prompt([Message("system", prompts.READER_SYSTEM),
+                                  Message("user", prompts.reader_message(question, passages, asked.letters))])
 
 
 def run_answer(generator: Generator, asked: Asked, plan: AnswerPlan, grounding: list) -> Iterator[str]:

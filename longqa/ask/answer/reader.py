@@ -1,0 +1,187 @@
+"""The reader's answer, proven: an instruction-tuned model writes a short answer from the focused
+passages, and the answer counts only where it stands word for word in the documents.
+
+1. The reader (a READER profile, models/profiles.py) gets the focused sentences under their
+   numbered passage headers and the question, in its own chat template (prompts.READER_SYSTEM),
+   and replies "45 seconds [3]", "No [2]" or "unknown".
+2. The reply is proven: located, after normalisation (case, spacing, quote and dash forms), in a
+   sentence of the passage it names, else in another focused sentence, else anywhere in the
+   context. The located slice of the stored text is the answer and its sentence the quote; what
+   the model wrote is never shown as found.
+3. A reply that cannot be proven goes to the span ranker as its draft (choose.py), which picks
+   among spans copied from the sentences as for any model. "unknown" from a reader sure of it is
+   "The documents do not say." (exit 4); from an unsure one, the ranker's pick, marked unsure.
+4. Yes/no questions get Yes or No and the sentence that decides it: the passage the reader named,
+   when one of its sentences agrees with the verdict, else the best agreeing sentence.
+Confidence is the reader's own probability of its reply (the geometric mean of its tokens'),
+with the candidates the ranker read as alternatives.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from longqa.ask import prompts
+from longqa.ask.analysis.asked import Asked
+from longqa.ask.answer import grounded
+from longqa.ask.answer.focus import Sentence
+from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
+from longqa.ask.settings import in_effect
+from longqa.models.base import SCORES_OPTIONS, supports
+
+_CITED = re.compile(r"\s*[\[(](\d{1,3})[\])]\s*\.?\s*$")
+_VERDICT = re.compile(r"^(yes|no)\b[\s,.:;!-]*", re.I)
+# Characters a reply and a document may spell differently while saying the same.
+_SAME = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
+                       "\u2014": "-", "\u2212": "-", "\u00a0": " "})
+_EDGE = " \t\n\"'`.,;:!?()[]{}*"
+
+
+@dataclass
+class Reply:
+    """The reader's reply, parsed."""
+
+    raw: str
+    answer: str  # without the passage number
+    cited: int | None  # the passage number the reader named
+    unknown: bool
+    verdict: str | None = None  # "Yes" | "No" for a yes/no question
+    probability: float = 0.0  # the reader's own probability of the reply (per-token geometric mean)
+
+
+def parse(raw: str, yesno: bool = False) -> Reply:
+    """A reply's parts: "45 seconds [3]" -> ("45 seconds", 3); "No [2]" -> verdict No."""
+    text = " ".join(raw.split())
+    cited = None
+    match = _CITED.search(text)
+    if match:
+        cited, text = int(match.group(1)), text[:match.start()]
+    core = text.strip(_EDGE)
+    unknown = not core or core.casefold().rstrip(".") == prompts.READER_UNKNOWN
+    verdict = None
+    if yesno and not unknown:
+        found = _VERDICT.match(core)
+        verdict = found.group(1).capitalize() if found else None
+        unknown = verdict is None
+    return Reply(raw, core, cited, unknown, verdict)
+
+
+def _normalised(text: str) -> tuple[str, list[int]]:
+    """`text` case-folded with runs of spaces made one and equivalent characters made the same, and
+    for each character of the result the offset of the character it came from."""
+    out, where = [], []
+    for at, char in enumerate(text):
+        char = unicodedata.normalize("NFKC", char).translate(_SAME).casefold()
+        if not char:
+            continue
+        if char.isspace():
+            if out and out[-1] == " ":
+                continue
+            char = " "
+        for piece in char:
+            out.append(piece)
+            where.append(at)
+    return "".join(out), where
+
+
+def locate(answer: str, text: str) -> tuple[int, int] | None:
+    """Offsets of `answer` in `text` after normalisation, on word boundaries; None when absent."""
+    needle = _normalised(answer.strip(_EDGE))[0].strip()
+    if not needle:
+        return None
+    hay, where = _normalised(text)
+    start = 0
+    while (at := hay.find(needle, start)) >= 0:
+        end = at + len(needle)
+        before = hay[at - 1] if at else " "
+        after = hay[end] if end < len(hay) else " "
+        if not (before.isalnum() and needle[0].isalnum()) and not (after.isalnum() and needle[-1].isalnum()):
+            return where[at], where[end - 1] + 1
+        start = at + 1
+    return None
+
+
+def prove(reply: Reply, focused: list[Sentence], context: list[Sentence]) -> tuple[Sentence, int, int] | None:
+    """Where the reply's answer stands word for word: the named passage's sentences first, then the
+    other focused sentences, then the rest of the context (the sentence, and offsets in it)."""
+    named = [s for s in focused if reply.cited is not None and s.passage.n == reply.cited]
+    seen: set[int] = set()
+    for sentence in named + focused + list(context):
+        if id(sentence) in seen:
+            continue
+        seen.add(id(sentence))
+        found = locate(reply.answer, sentence.text)
+        if found is not None:
+            return sentence, found[0], found[1]
+    return None
+
+
+def read(generator, prompt: str, asked: Asked) -> Reply:
+    """The reader's reply to `prompt` (temperature 0), with its own probability."""
+    settings = in_effect().answer
+    raw = "".join(generator.stream(prompt, max_tokens=settings.reader_tokens_out, stop=["\n"], temperature=0.0))
+    reply = parse(raw, yesno=asked.want == "yesno")
+    if raw.strip():
+        reply.probability = own_probability(generator, prompt, raw)
+    return reply
+
+
+def own_probability(generator, prompt: str, said: str) -> float:
+    """The generator's probability of having said `said` after `prompt`: the geometric mean of its
+    tokens' (the prompt is in the KV cache by now, so this costs a decode of the reply's tokens).
+    Generators that cannot score a continuation give their label probability."""
+    if supports(generator, SCORES_OPTIONS):
+        logprob = generator.option_logprobs(prompt, [said], max_tokens=in_effect().answer.reader_tokens_out)[0]
+    else:
+        logprob = math.log(max(generator.label_probs(prompt, [said]).get(said, 0.0), 1e-12))
+    return math.exp(min(0.0, logprob))
+
+
+def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sentence], prompt: str,
+           fallback) -> tuple[str, Grounding]:
+    """The answer line and its grounding (see the module's docstring). `fallback(draft, model)` is
+    the span ranker's choice given the reader's reply as its draft, the shortlist scored by the
+    model or (model False: for the alternatives of a proven answer) by the prior stage alone."""
+    reply = read(generator, prompt, asked)
+    settings = in_effect().answer
+    if reply.verdict is not None:
+        return _verdict(reply, asked, focused, context)
+    if reply.unknown:
+        if reply.probability >= settings.reader_unknown_sure:
+            return NO_ANSWER, Grounding(mode="none", focused=focused, draft=reply.raw,
+                                        confidence=reply.probability, unsure=False)
+        text, grounding = fallback("", True)
+        grounding.unsure = True
+        return text, grounding
+    proven = prove(reply, focused, context)
+    if proven is None:  # never shown as found: the ranker picks among copied spans instead
+        return fallback(reply.answer, True)
+    sentence, start, end = proven
+    _, grounding = fallback(reply.answer, False)  # the ranker's candidates: alternatives, --explain
+    shown = sentence.text[start:end]
+    grounding.mode, grounding.draft = "read", reply.raw
+    grounding.quotes = [quote_of(sentence)]
+    grounding.confidence = reply.probability
+    grounding.unsure = reply.probability < settings.reader_sure
+    grounding.alternatives = [c for c in grounding.alternatives if c.text.casefold() != shown.casefold()][:2]
+    return f"{shown} [{sentence.passage.n}]", grounding
+
+
+def _verdict(reply: Reply, asked: Asked, focused: list[Sentence], context: list[Sentence]) -> tuple[str, Grounding]:
+    """Yes or No, quoting the named passage's sentence that agrees with it, else the best agreeing
+    focused sentence; a verdict no sentence agrees with is quoted by the best focused sentence."""
+    settings = in_effect().answer
+    ranked = sorted(focused, key=lambda s: -s.score)
+    named = [s for s in ranked if s.passage.n == reply.cited]
+    sentence = (grounded.verdict_quote(reply.verdict, asked, named) if named else None) \
+        or grounded.verdict_quote(reply.verdict, asked, ranked[:settings.verdict_sentences]) \
+        or (named or ranked or [None])[0]
+    grounding = Grounding(mode="yesno", focused=focused, draft=reply.raw, confidence=reply.probability,
+                          unsure=reply.probability < settings.reader_sure)
+    if sentence is None:
+        return reply.verdict, grounding
+    grounding.quotes = [quote_of(sentence)]
+    return f"{reply.verdict} [{sentence.passage.n}]", grounding

@@ -1,0 +1,98 @@
+"""The reader's answer (ask/answer/reader.py): a reader profile's reply is parsed, proven word for
+word in the stored text, and never shown as found when it is not there."""
+
+from __future__ import annotations
+
+import pytest
+
+from longqa.ask.answer import reader
+from longqa.ask.answer.grounded import NO_ANSWER
+from tests.ask_support import build_store, make_pipeline, reactor_handbook
+from tests.fakes import FakeReader
+
+
+@pytest.mark.parametrize("raw, answer, cited, unknown", [
+    ("45 seconds [3]", "45 seconds", 3, False),
+    (" 1,200 litres per minute [2].", "1,200 litres per minute", 2, False),
+    ("unknown", "unknown", None, True),
+    ("Unknown.", "Unknown", None, True),
+    ("", "", None, True),
+    ("every 18 months", "every 18 months", None, False),
+])
+def test_a_reply_is_read_as_an_answer_and_the_passage_it_names(raw, answer, cited, unknown):
+    reply = reader.parse(raw)
+    assert (reply.answer, reply.cited, reply.unknown) == (answer, cited, unknown)
+
+
+def test_a_yes_no_reply_gives_the_verdict_and_anything_else_is_no_verdict():
+    assert reader.parse("No [2]", yesno=True).verdict == "No"
+    assert reader.parse("yes, it does [1]", yesno=True).verdict == "Yes"
+    assert reader.parse("Perhaps [1]", yesno=True).unknown
+
+
+@pytest.mark.parametrize("answer, text, expected", [
+    ("45 Seconds", "The generators take the load within 45 seconds.", "45 seconds"),
+    ("the \u201cpump room\u201d", 'Keys are kept in the "pump room" safe.', 'the "pump room"'),
+    ("1,200  litres", "It moves 1,200\nlitres per minute.", "1,200\nlitres"),
+])
+def test_an_answer_is_located_in_the_stored_text_however_it_was_spelled(answer, text, expected):
+    start, end = reader.locate(answer, text)
+    assert text[start:end] == expected
+
+
+def test_an_answer_is_only_located_on_word_boundaries():
+    assert reader.locate("5 seconds", "within 45 seconds") is None
+    assert reader.locate("gas", "the gasket is replaced") is None
+    assert reader.locate("", "anything") is None
+
+
+def _pipeline(tmp_path, said, certainty=0.9):
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    return make_pipeline(db, FakeReader(said, certainty))
+
+
+def test_a_proven_reply_is_the_answer_with_its_sentence_as_the_quote(tmp_path):
+    pipeline = _pipeline(tmp_path, "within 10 Seconds [1]")
+    result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+    assert result.found and result.grounding.mode == "read"
+    assert result.answer.startswith("within 10 seconds [")  # the stored text's spelling, not the model's
+    quote = result.grounding.quotes[0]
+    assert "emergency diesel generators start within 10 seconds" in quote.text
+    assert quote.leaf.text[quote.char_start:quote.char_end] == quote.text
+    assert result.grounding.confidence == pytest.approx(0.9) and not result.grounding.unsure
+
+
+def test_a_reply_the_documents_do_not_hold_is_never_shown_as_found(tmp_path):
+    pipeline = _pipeline(tmp_path, "within 7 seconds [1]")
+    result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+    assert "7 seconds" not in result.answer  # the ranker chose among copied spans instead
+    assert result.grounding.mode != "read"
+    assert result.grounding.draft == "within 7 seconds"
+
+
+def test_a_sure_unknown_is_the_documents_do_not_say(tmp_path):
+    pipeline = _pipeline(tmp_path, "unknown", certainty=0.8)
+    result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+    assert result.answer == NO_ANSWER and not result.found
+    assert result.as_json()["found"] is False
+
+
+def test_an_unsure_unknown_leaves_the_choice_to_the_ranker_marked_unsure(tmp_path):
+    pipeline = _pipeline(tmp_path, "unknown", certainty=0.2)
+    result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+    assert result.grounding.unsure
+
+
+def test_a_yes_no_reply_is_the_verdict_quoted_by_an_agreeing_sentence(tmp_path):
+    pipeline = _pipeline(tmp_path, "Yes [1]")
+    result = pipeline.answer("Do the emergency diesel generators start within 10 seconds of a grid loss?")
+    assert result.answer.startswith("Yes [") and result.grounding.mode == "yesno"
+    assert "diesel generators start within 10 seconds" in result.grounding.quotes[0].text
+
+
+def test_the_reader_reads_its_own_chat_prompt_and_no_completion_prompt(tmp_path):
+    pipeline = _pipeline(tmp_path, "within 10 seconds [1]")
+    pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+    generated = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"]
+    assert len(generated) == 1 and generated[0].startswith("<system>\n")
+    assert "Question: How quickly do the emergency diesel generators start" in generated[0]

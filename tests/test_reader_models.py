@@ -1,0 +1,85 @@
+"""Each installed profile through the real llama.cpp path on a small manual written here as a PDF:
+a figure question gets the figure and its quote, a yes/no question Yes or No and its sentence, an
+absent fact exit 4. The reader profiles are skipped, with the reason, where their extra is absent.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from longqa.models import profiles
+from longqa.models.packaged import installed
+from longqa.store import open_db
+from tests.cli import run, run_json
+from tests.pdfgen import H, P, make_pdf
+
+pytestmark = pytest.mark.models
+
+MANUAL = [
+    [H("Riverside Community Pool: Operating Manual", 18),
+     H("1. Opening hours"),
+     P("The pool opens at 6:30 in the morning on weekdays and at 8:00 on weekends. Lane swimming ends "
+       "at 21:00, and the building closes thirty minutes later."),
+     H("2. Water treatment"),
+     P("The main pool holds 850 cubic metres of water. Its filters are backwashed every Monday and "
+       "Thursday before opening. Free chlorine is kept between 1.0 and 3.0 milligrams per litre, and "
+       "the water is tested every two hours while the pool is open."),
+     H("3. Safety"),
+     P("Two lifeguards are on duty whenever the main pool is open. Diving is not allowed in the "
+       "shallow end, which is 0.9 metres deep. The first-aid room is next to the reception desk.")],
+]
+FIGURE = "How much water does the main pool hold?"
+YES_NO = "Is diving allowed in the shallow end?"
+ABSENT = "What does a season ticket for the sauna cost?"
+
+
+@pytest.fixture(scope="module")
+def manual_db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("manual")
+    pdf = make_pdf(folder / "pool_manual.pdf", MANUAL)
+    db = folder / "manual.db"
+    result = run("ingest", pdf, db=db)
+    assert result.returncode == 0, result.stderr
+    return db
+
+
+def _profile_or_skip(name: str) -> str:
+    profile = profiles.named(name)
+    if not installed(profile):
+        pytest.skip(f"{name} is not installed (pip install 'longqa[{profile.extra}]')")
+    return name
+
+
+def _exact(db, quote) -> None:
+    stored = open_db(db).execute("SELECT text FROM nodes WHERE id = ?", [quote["node_id"]]).fetchone()[0]
+    assert stored[quote["char_start"]:quote["char_end"]] == quote["text"]
+
+
+@pytest.mark.parametrize("name", [n for n, p in profiles.PROFILES.items() if p.reads])
+def test_a_reader_answers_figures_yes_no_and_absent_facts(manual_db, name):
+    model = _profile_or_skip(name)
+    result, data = run_json("ask", FIGURE, "-m", model, db=manual_db)
+    assert result.returncode == 0, result.stderr
+    assert data["answer"].startswith("850 cubic metres"), data["answer"]
+    assert "850 cubic metres of water" in data["quotes"][0]["text"]
+    _exact(manual_db, data["quotes"][0])
+
+    result, data = run_json("ask", YES_NO, "-m", model, db=manual_db)
+    assert result.returncode == 0, result.stderr
+    assert data["answer"].startswith("No"), data["answer"]
+    assert "Diving is not allowed in the shallow end" in data["quotes"][0]["text"]
+
+    absent = run("ask", ABSENT, "-m", model, db=manual_db)
+    assert absent.returncode == 4, (absent.stdout, absent.stderr)
+
+
+def test_the_default_answers_the_same_manual(manual_db):
+    result, data = run_json("ask", FIGURE, db=manual_db)
+    assert result.returncode == 0, result.stderr
+    assert "850 cubic metres" in data["quotes"][0]["text"]
+    _exact(manual_db, data["quotes"][0])
+    result, data = run_json("ask", YES_NO, db=manual_db)
+    assert result.returncode == 0, result.stderr
+    assert data["answer"].split()[0] in ("Yes", "No")
+    absent = run("ask", ABSENT, db=manual_db)
+    assert absent.returncode == 4, (absent.stdout, absent.stderr)
