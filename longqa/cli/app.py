@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -58,9 +59,29 @@ def console_err() -> Console:
 
 
 def print_json(data: Any) -> None:
-    """One JSON document on stdout, always valid UTF-8 (a stray lone surrogate becomes U+FFFD)."""
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    """One JSON document on stdout, always valid JSON in valid UTF-8: a stray lone surrogate
+    becomes U+FFFD, and a number that is not finite (NaN, ±Infinity: not JSON) becomes null, with
+    a warning on stderr naming where."""
+    not_finite: list[str] = []
+    text = json.dumps(_finite(data, "", not_finite), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    if not_finite:
+        shown = ", ".join(not_finite[:5]) + (f" and {len(not_finite) - 5} more" if len(not_finite) > 5 else "")
+        sys.stderr.write(f"longqa: warning: numbers that are not finite written as null: {shown}\n")
     sys.stdout.write(_LONE_SURROGATE.sub("\ufffd", text))
+
+
+def _finite(value: Any, where: str, not_finite: list[str]) -> Any:
+    """`value` with each float that is not finite replaced by None (its place noted)."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        not_finite.append(where or "the value")
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item, f"{where}.{key}" if where else str(key), not_finite) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item, f"{where}[{n}]", not_finite) for n, item in enumerate(value)]
+    return value
 
 
 def interactive() -> bool:
