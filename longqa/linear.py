@@ -14,6 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from longqa.errors import LongqaError
+from longqa.models.regular_file import NotRegularFile, read_regular
+
+MAX_WEIGHTS_BYTES = 16 << 20  # the shipped weights files are a few KB
+# Larger than any learned weight, mean or scale could be: 1e308 is a number, but a score of
+# it overflows to infinity and every comparison after that is meaningless.
+MAX_MAGNITUDE = 1e9
 
 
 @dataclass(frozen=True)
@@ -35,8 +41,24 @@ class Stage:
 
 
 def stage_from(table: dict) -> Stage:
-    """A Stage from its JSON form ({"weights", "means", "scales", "bias"}; no bias: 0)."""
-    return Stage(dict(table["weights"]), dict(table["means"]), dict(table["scales"]), float(table.get("bias", 0.0)))
+    """A Stage from its JSON form ({"weights", "means", "scales", "bias"}; no bias: 0). Every value
+    must be a number of at most MAX_MAGNITUDE (a ValueError names the first that is not): checked
+    here, as the file is read, not when a question is scored."""
+    weights, means, scales = (_numbers(table[part], part) for part in ("weights", "means", "scales"))
+    return Stage(weights, means, scales, _number(table.get("bias", 0.0), "bias"))
+
+
+def _numbers(table: object, where: str) -> dict[str, float]:
+    if not isinstance(table, dict):
+        raise ValueError(f"{where} is not a table of numbers")
+    return {str(name): _number(value, f"{where}.{name}") for name, value in table.items()}
+
+
+def _number(value: object, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= MAX_MAGNITUDE:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise ValueError(f"{where} is {shown}, not a number of at most {MAX_MAGNITUDE:g}")
+    return float(value)
 
 
 def confidence_inputs(scores: list[float], on: str) -> list[float]:
@@ -62,11 +84,13 @@ def read_stage(path: Path, known: set[str], what: str) -> tuple[Stage, dict] | N
     if not Path(path).exists():
         return None
     try:
-        table = json.loads(Path(path).read_text(encoding="utf-8"))
+        table = json.loads(read_regular(path, MAX_WEIGHTS_BYTES).decode("utf-8"))
         stage = stage_from(table)
         unknown = set(stage.weights) - set(known)
         if unknown:
             raise ValueError(f"unknown features {sorted(unknown)}")
         return stage, dict(table.get("provenance", {}))
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except NotRegularFile as exc:
+        raise LongqaError(f"{path}: {exc}; not {what}") from None
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise LongqaError(f"{path}: not {what} ({type(exc).__name__}: {exc})") from None
