@@ -67,6 +67,13 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 # "(3) Tax Fees for fiscal 2019 ...": a note or list mark opening a sentence, not a quantity
 # (elsewhere "(12)" is a negative figure).
 _ENUMERATION = re.compile(r"^\(\d{1,2}\)$")
+# References, not quantities: a manual page's section ("git-log(1)", "printf(3p)"), and the number
+# after a word that names a part of a document ("section 2.3", "Chapter 4", "§ 12", "see 6.6.1").
+_MAN_SECTION = re.compile(r"[\w.+-]\((?=\d[a-z]{0,3}\))")
+_PART_WORD = re.compile(r"(?:\b(?:sections?|subsections?|chapters?|clauses?|paragraphs?|articles?|appendix|appendices|"
+                        r"parts?|items?|notes?|figures?|fig\.|tables?|see|cf\.)|§§?)\s*$", re.IGNORECASE)
+# A section number opening the sentence before its title: "2.3 Methods", "6.6.1. Maximum line length".
+_HEADING_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,2})+\.?(?=\s+[A-Z])")
 _PHRASE_BREAK = re.compile(r"[,;:()\[\]\"“”]|\s[-–—]\s|\.\s")
 
 TIME_UNITS = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?|seconds?|days?|weeks?|months?|years?|decades?)\b", re.I)
@@ -110,7 +117,8 @@ def candidates(sentence: str, max_phrase_words: int) -> list[Span]:
         add(m.start(), m.end(), "date")
     for m in _QUANTITY.finditer(sentence):
         if any(ch.isdigit() for ch in m.group()) and not (_ENUMERATION.match(m.group()) and not sentence[:m.start()].strip()):
-            add(m.start(), m.end(), "quantity")
+            if not reference(sentence, m.start(), m.end()):
+                add(m.start(), m.end(), "quantity")
     for m in _COUNT_WORD.finditer(sentence):
         add(m.start(), m.end(), "quantity")
     for m in _NAME.finditer(sentence):
@@ -127,6 +135,19 @@ def candidates(sentence: str, max_phrase_words: int) -> list[Span]:
         if any(ch.isalpha() for ch in sentence[start:end]):  # figures are quantities or nothing
             add(start, end, "phrase")
     return list(found.values())
+
+
+def reference(sentence: str, start: int, end: int) -> bool:
+    """Whether the number at sentence[start:end] points somewhere instead of counting anything: a
+    manual page's section, a part of a document named by its number, a section number opening the
+    sentence before its title."""
+    at = next(i for i in range(start, end) if sentence[i].isdigit())
+    if at >= 2 and _MAN_SECTION.match(sentence, at - 2):
+        return True
+    if not re.fullmatch(r"\(?[\d.]+\)?", sentence[start:end].strip()):  # a unit or scale: a quantity
+        return False
+    opening = sentence[max(0, start - 16):start] + sentence[start:at].rstrip("(")
+    return bool(_PART_WORD.search(opening)) or not sentence[:at].strip() and bool(_HEADING_NUMBER.match(sentence, at))
 
 
 def _phrases(sentence: str, max_words: int) -> list[tuple[int, int]]:
