@@ -17,6 +17,7 @@ from longqa.config import Limits
 from longqa.errors import InputError
 from longqa.parse.blocks import Block, OutlineEntry, ParsedDocument
 from longqa.parse.decode import looks_binary
+from longqa.parse.doc_title import MAN_REFERENCE, generic_heading, name_line
 from longqa.parse.furniture import Furniture, Mark
 from longqa.parse.pdf_page import join_lines, page_blocks
 
@@ -180,10 +181,15 @@ def read_outline(doc: pymupdf.Document) -> list[OutlineEntry]:
 
 
 def choose_title(metadata: dict, blocks: list[Block], path: Path) -> str:
-    """Metadata title when it looks like one, else the largest text on page 1, else the file name."""
+    """Metadata title when it looks like one, else a manual page's NAME line, else the largest text
+    on page 1, less the generic section names among it ("Introduction" beside the title), else the
+    file name."""
     meta = " ".join((metadata.get("title") or "").split())
-    if len(re.findall(r"[A-Za-z]", meta)) >= 3 and not _BAD_TITLE.search(meta):
+    if len(re.findall(r"[A-Za-z]", meta)) >= 3 and not _BAD_TITLE.search(meta) and not MAN_REFERENCE.match(meta):
         return meta
+    named = name_line(blocks)
+    if named:
+        return named
     first_page = [b for b in blocks if b.page == 1 and b.size > 0 and not b.table]
     sizes = Counter()
     for block in first_page:
@@ -191,7 +197,8 @@ def choose_title(metadata: dict, blocks: list[Block], path: Path) -> str:
     short = [b for b in first_page if len(b.text) <= 200]
     if short and max(b.size for b in short) > sizes.most_common(1)[0][0]:  # larger than page 1's body text
         largest = max(b.size for b in short)
-        parts = [b.text for b in short if b.size == largest][:3]
+        parts = [b.text for b in short if b.size == largest]
+        parts = ([part for part in parts if not generic_heading(part)] or parts)[:3]
         title = re.sub(r"\s+([.,])(?=\s|$)", r"\1", " ".join(" ".join(parts).split()))  # "Inc ." → "Inc."
         if len(re.findall(r"[A-Za-z]", title)) >= 3 and len(title) <= 200:
             return title

@@ -21,6 +21,7 @@ _LABEL_CELL = re.compile(
 )
 _CURRENCY = {"$", "€", "£", "¥", "(", "$("}
 _HYPHEN_END = re.compile(r"[A-Za-z]-$")
+_ENDS_SENTENCE = re.compile(r"[.!?:;,][\"'”’)\]]*$")
 
 
 @dataclass
@@ -148,6 +149,8 @@ def _segment_block(rows: list[list[Line]], page: int, left: float | None = None,
     table = any(len(row) > 1 for row in rows)
     if table:
         text = "\n".join(" | ".join(cell.text for cell in row) for row in rows)
+    elif _term_line(rows):  # a term on a line of its own over its description: kept apart from it
+        text = rows[0][0].text + "\n" + join_lines([row[0].text for row in rows[1:]])
     else:
         text = join_lines([row[0].text for row in rows])
     if not any(line.horizontal for line in lines):
@@ -187,15 +190,23 @@ def page_blocks(page_dict: dict, page: int) -> list[PageBlock]:
 
 
 def _raw_block_items(lines: list[Line], page: int) -> list[PageBlock]:
-    """One PyMuPDF block's lines as blocks, split where the style or the table/text kind changes."""
+    """One PyMuPDF block's lines as blocks, split where the style or the table/text kind changes,
+    and between the items of a list set with a hanging indent (next_item)."""
     out: list[PageBlock] = []
     rows = [merge_cells(row) for row in visual_rows(lines)]
+    items = {i for i in range(1, len(rows)) if next_item(rows[:i], rows[i], rows[i + 1] if i + 1 < len(rows) else None)}
     segment: list[list[Line]] = []
     edge: float | None = None
     opens = True
+
+    def close() -> None:
+        # A list item's other lines are its own; otherwise the other lines of the PDF's block.
+        own = min((r[0].x0 for r in segment[1:]), default=None) if items else edge
+        out.append(_segment_block(segment, page, own, opens))
+
     for i, row in enumerate(rows):
-        if segment and _breaks(segment[-1], row):
-            out.append(_segment_block(segment, page, edge, opens))
+        if segment and (_breaks(segment[-1], row) or i in items):
+            close()
             segment = []
         if not segment:
             # A segment opens a line of its own at the block's start or after a change of
@@ -205,7 +216,7 @@ def _raw_block_items(lines: list[Line], page: int) -> list[PageBlock]:
             edge = min((r[0].x0 for j, r in enumerate(rows) if j != i), default=None)
         segment.append(row)
     if segment:
-        out.append(_segment_block(segment, page, edge, opens))
+        close()
     return out
 
 
@@ -218,7 +229,13 @@ def merge_wrapped(items: list[PageBlock], text_width: float) -> list[PageBlock]:
     out: list[PageBlock] = []
     for item in items:
         prev = out[-1] if out else None
-        if prev is not None and _continues(prev, item, text_width):
+        if prev is not None and _describes(prev, item):  # a term on its own line, then its description
+            prev.block.text = f"{prev.block.text}\n{item.block.text}"
+            prev.y1, prev.last_width = item.y1, item.last_width
+            prev.x0, prev.x1 = min(prev.x0, item.x0), max(prev.x1, item.x1)
+            prev.rest_x0 = item.first_x0
+            prev.set_indent()
+        elif prev is not None and _continues(prev, item, text_width):
             prev.block.text = join_lines([prev.block.text, item.block.text])
             prev.y1, prev.last_width = item.y1, item.last_width
             prev.x0, prev.x1 = min(prev.x0, item.x0), max(prev.x1, item.x1)
@@ -230,13 +247,78 @@ def merge_wrapped(items: list[PageBlock], text_width: float) -> list[PageBlock]:
     return out
 
 
+def _describes(prev: PageBlock, item: PageBlock) -> bool:
+    """Whether `item` is the description of the term that `prev` is: a short line of the same
+    style without a sentence's end, with `item` a line's gap below and wholly indented deeper."""
+    a, b = prev.block, item.block
+    if a.table or b.table or a.size <= 0 or (a.size, a.bold) != (b.size, b.bold) or prev.rest_x0 is not None:
+        return False
+    deeper = prev.first_x0 + 0.5 * a.size
+    return (term_like(a.text) and "\n" not in a.text and prev.last_width < 0.5 * (item.x1 - item.x0)
+            and item.first_x0 > deeper and (item.rest_x0 is None or item.rest_x0 > deeper)
+            and -2.0 <= item.y0 - prev.y1 < 0.8 * a.size)
+
+
+def _term_after(prev: PageBlock, item: PageBlock, text_width: float) -> bool:
+    """Whether `item` opens with a term set left of the description `prev` ends: a short line
+    without a sentence's end, outdented from `prev`'s lines, alone or over deeper lines."""
+    slack = 0.5 * prev.block.size
+    left = min(prev.first_x0, prev.rest_x0 if prev.rest_x0 is not None else prev.first_x0)
+    first = item.block.text.split("\n")[0]
+    alone = item.rest_x0 is None and item.x1 - item.x0 < 0.5 * text_width
+    over = item.rest_x0 is not None and item.rest_x0 > item.first_x0 + slack and "\n" in item.block.text
+    return item.first_x0 < left - slack and term_like(first) and (alone or over)
+
+
 def _continues(prev: PageBlock, item: PageBlock, text_width: float) -> bool:
     a, b = prev.block, item.block
     if a.table or b.table or a.size <= 0 or (a.size, a.bold) != (b.size, b.bold):
         return False
+    if prev.rest_x0 is not None and prev.rest_x0 > prev.first_x0 + 0.5 * a.size >= abs(item.first_x0 - prev.first_x0):
+        return False  # the next item of a list set with a hanging indent (next_item)
+    if _term_after(prev, item, text_width):
+        return False
     gap = item.y0 - prev.y1
     full = prev.last_width >= 0.5 * text_width
     return full and -2.0 <= gap < 0.8 * a.size and not _BULLET_START.match(b.text)
+
+
+def _hanging_slack(line: Line) -> float:
+    return 0.5 * line.size  # columns closer than half a character are one column
+
+
+def next_item(segment: list[list[Line]], row: list[Line], following: list[Line] | None = None) -> bool:
+    """Whether `row` opens the next item of a list set with a hanging indent (a manual page's
+    options or FILES, a reference list): it goes back left from a line indented deeper, to the
+    column of an earlier line of `segment` that had deeper lines under it, or as a term, a short
+    line without a sentence's end, with nothing or a deeper line (its description) after it. Each
+    term stays with its description, never run on into the one before."""
+    if len(row) > 1 or not segment or len(segment[-1]) > 1:
+        return False
+    line, slack = row[0], _hanging_slack(row[0])
+    if line.x0 >= segment[-1][0].x0 - slack:
+        return False
+    if any(abs(upper[0].x0 - line.x0) <= slack and lower[0].x0 > upper[0].x0 + slack
+           for upper, lower in zip(segment, segment[1:])):
+        return True
+    widest = max(cell.x1 for row in segment for cell in row) - min(cell.x0 for row in segment for cell in row)
+    return (term_like(line.text) and line.x1 - line.x0 < 0.5 * widest
+            and (following is None or len(following) == 1 and following[0].x0 > line.x0 + slack))
+
+
+def term_like(text: str) -> bool:
+    """A line that can be a definition list's term: no sentence ends it."""
+    return not _ENDS_SENTENCE.search(text)
+
+
+def _term_line(rows: list[list[Line]]) -> bool:
+    """Whether the first row is a term set on a line of its own over its description: a short line
+    with the lines below it indented deeper."""
+    if len(rows) < 2 or any(len(row) > 1 for row in rows):
+        return False
+    first, rest = rows[0][0], [row[0] for row in rows[1:]]
+    widest = max(line.x1 - line.x0 for line in rest)
+    return min(line.x0 for line in rest) > first.x0 + _hanging_slack(first) and first.x1 - first.x0 < 0.5 * widest
 
 
 def _breaks(previous: list[Line], row: list[Line]) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
+from longqa.parse.doc_title import MAN_REFERENCE, generic_heading, name_line
 from longqa.parse.text import paragraphs
 
 # A tag, or a comment, doctype or processing instruction (group 2 is None for those).
@@ -58,6 +59,7 @@ def tagged_blocks(text: str, page: int = 1) -> list[Block]:
     tables: list[bool] = []  # open tables, innermost last: True for a layout table
     dropped_tag = ""  # inside <script>, <style>, ... until its end tag
     preformatted = False  # inside <pre>
+    terms: set[int] = set()  # the blocks that are a definition list's terms
 
     def flush() -> None:
         nonlocal heading
@@ -130,16 +132,32 @@ def tagged_blocks(text: str, page: int = 1) -> list[Block]:
             if not closing:
                 heading = int(name[1])
         elif name in _PARAGRAPH or name in _CELL or name == "tr":  # a layout table's cells part text
+            before = len(blocks)
             flush()
             if name == "pre":
                 preformatted = not closing
+            if name == "dt" and closing and len(blocks) > before:
+                terms.add(len(blocks) - 1)
         # any other tag (<a>, <b>, <span>) is inline: dropped, the words either side joined as written
     if not dropped_tag:
         words.append(text[position:])
     if tables and not all(tables):
         end_table()
     flush()
-    return blocks
+    return with_descriptions(blocks, terms)
+
+
+def with_descriptions(blocks: list[Block], terms: set[int]) -> list[Block]:
+    """A definition list's term (<dt>) and the first paragraph of its description as one block,
+    term on its own line: a description read without its term ("Continue listing the history of
+    a file") no longer says what it describes."""
+    out: list[Block] = []
+    for index, block in enumerate(blocks):
+        if index - 1 in terms and index not in terms and block.heading is None and not block.table and out:
+            out[-1] = Block(text=f"{out[-1].text}\n{block.text}", page=block.page)
+        else:
+            out.append(block)
+    return out
 
 
 def _layout_tables(matches: list) -> set[int]:
@@ -181,6 +199,7 @@ def parse_tagged(path: Path, text: str | None = None) -> ParsedDocument:
     title_match = re.search(r"<title[^<>]*>(.*?)</title\s*>", text, re.I | re.S)
     blocks = tagged_blocks(text)
     title = _SPACE.sub(" ", html.unescape(title_match.group(1))).strip() if title_match else ""
-    if not title:
-        title = next((b.text for b in blocks if b.heading == 1), path.stem)
+    if not title or MAN_REFERENCE.match(title):  # "git-log(1)" says less than its NAME line
+        title = name_line(blocks) or title or next(
+            (b.text for b in blocks if b.heading == 1 and not generic_heading(b.text)), path.stem)
     return ParsedDocument(path=path, title=title, pages=1, blocks=blocks, format="html")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
+from longqa.parse.doc_title import name_line
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 # "- item", "• item", "(a) term", "b) term", "iv) term", "3. Title", "3) step", "2.1 Scope"
@@ -166,6 +167,7 @@ def unwrap(part: str, wrap: Wrap) -> list[tuple[str, int | None]]:
     kept: list[list[str]] = []  # each paragraph as the lines it keeps apart
     marks: dict[int, int] = {}  # paragraph → heading level of its underline
     last = ""  # the previous line as written (a joined line's length is not its own)
+    terms: set[int] = set()  # columns of the paragraph's lines that have deeper lines under them
     prose = False  # the line being built already joins a wrapped line: it is prose, not verse
     for line in part.split("\n"):
         if not line.strip():
@@ -175,9 +177,11 @@ def unwrap(part: str, wrap: Wrap) -> list[tuple[str, int | None]]:
                 marks[len(kept) - 1] = 1 if line.strip()[0] == "=" else 2
             last = ""
             continue
-        joins = bool(kept and last) and _joins(last, line, wrap, prose)
-        if not kept or not last or _opens(last, line) and not joins:
+        item = bool(kept and last) and _next_item(terms, last, line)
+        joins = bool(kept and last) and not item and _joins(last, line, wrap, prose)
+        if not kept or not last or item or _opens(last, line) and not joins:
             kept.append([line])
+            terms = set()
             prose = False
         elif joins:
             kept[-1][-1] = wrap.join(kept[-1][-1], line)
@@ -185,8 +189,23 @@ def unwrap(part: str, wrap: Wrap) -> list[tuple[str, int | None]]:
         else:
             kept[-1].append(line)
             prose = False
+        if kept[-1][0] is not line and _indent(line) > _indent(last):  # a line under `last`, deeper
+            terms.add(_indent(last))
         last = line
     return [("\n".join(lines), marks.get(number)) for number, lines in enumerate(kept)]
+
+
+def _indent(line: str) -> int:
+    expanded = line.expandtabs()
+    return len(expanded) - len(expanded.lstrip())
+
+
+def _next_item(terms: set[int], line: str, following: str) -> bool:
+    """Whether `following` opens the next item of a list set with a hanging indent (a manual
+    page's options or FILES: each term at one column, its description indented below it): it
+    goes back from `line` to a column that `terms` holds, one where an earlier line of the
+    paragraph had deeper lines under it. A term never runs on into the description before it."""
+    return _indent(following) < _indent(line) and _indent(following) in terms
 
 
 def _joins(line: str, following: str, wrap: Wrap, prose: bool = False) -> bool:
@@ -235,6 +254,7 @@ def text_document(path: Path, text: str) -> ParsedDocument:
         for page_no, page_text in enumerate(pages, start=1)
         for paragraph, mark in marked_paragraphs(page_text, wrap)
     ]
-    # A title the layout marks first in the file names the document, as a markdown file's first "#" does.
-    title = " ".join(blocks[0].text.split()) if blocks and blocks[0].heading == 1 else path.stem
+    # A manual page's NAME line names it; else a title the layout marks first in the file does, as
+    # a markdown file's first "#" does.
+    title = name_line(blocks) or (" ".join(blocks[0].text.split()) if blocks and blocks[0].heading == 1 else path.stem)
     return ParsedDocument(path=path, title=title, pages=len(pages), blocks=blocks, format="text")

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import replace
 
 from longqa.parse.blocks import ParsedDocument
+from longqa.parse.doc_title import name_line
 from longqa.structure.tree import Heading
 from longqa.text import sentences
 
@@ -125,7 +126,8 @@ def text_headings(doc: ParsedDocument) -> list[Heading]:
     if opening.index == 0 and opening not in numbered and (
             doc.blocks[0].heading is not None or headings[1].index == 1):
         headings[0] = Heading(0, 0, opening.title)  # a title over no text of its own: the document's
-        doc.title = opening.title
+        if name_line(doc.blocks) is None:  # a manual page's NAME line says better what it is
+            doc.title = opening.title
     return headings
 
 
