@@ -151,8 +151,23 @@ class Ingestor:
             self.embedder.name  # noqa: B018  (the access is what loads it)
 
     def _embed(self, doc_id: int) -> int:
-        """The stored document's leaves that lack vectors, embedded now (see longqa/embedding.py)."""
-        return embed_pending(self.db, self.embedder, doc_id) if self.embedder is not None else 0
+        """The stored document's leaves that lack vectors, embedded now (see longqa/embedding.py).
+        The document is stored by then: where the store cannot take its vectors (a full disk),
+        the error says so, as `inspect docs` does, rather than leave it seeming not stored."""
+        if self.embedder is None:
+            return 0
+        try:
+            return embed_pending(self.db, self.embedder, doc_id)
+        except (StoreError, sqlite3.DatabaseError, OSError) as exc:
+            if isinstance(exc, OSError) and exc.errno not in STORE_FULL_ERRNOS:
+                raise
+            if isinstance(exc, StoreError):
+                problem = str(exc)
+            else:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                problem = f"the store cannot be written ({reason})"
+            raise StoreError(f"{problem}; the document is stored, but some of its leaves have no vectors: "
+                             "run `longqa reindex` once the store can be written") from None
 
     def _graph(self, doc_id: int, result: IngestResult) -> str | None:
         """The document's graph, built unless a current one (same content, same edges) is stored;

@@ -16,6 +16,7 @@ from longqa.names import shown
 from longqa.store.db import exposed_files
 from longqa.store.documents import delete_document, get_document, list_documents, resolve
 from longqa.store.nodes import get_node, load_tree
+from longqa.store.vectors import leaves_without_vectors_by_document
 from longqa.tree_types import Node
 
 
@@ -26,23 +27,38 @@ def pages(node: Node | dict) -> str:
 
 @inspect_app.command("docs")
 def inspect_docs(db: Optional[Path] = DbOption, as_json: bool = JsonOption) -> None:
-    """One row per document: id, title, path, pages, nodes, structure source."""
-    docs = list_documents(db_from(db, readonly=True))
+    """One row per document: id, title, path, pages, nodes, structure source, and a note where
+    some of its leaves have no vectors (dense search misses them until `longqa reindex`)."""
+    store = db_from(db, readonly=True)
+    docs = list_documents(store)
+    missing = leaves_without_vectors_by_document(store)
     _warn_exposed(config.db_path(db))
     keys = ("id", "title", "path", "pages", "nodes", "tokens", "structure", "added")
     if as_json:
-        print_json([{k: d[k] for k in keys} for d in docs])
+        print_json([{**{k: d[k] for k in keys}, "leaves_without_vectors": missing.get(d["id"], (0, 0))[0],
+                     "note": _vectors_note(missing.get(d["id"]))} for d in docs])
         return
     if not docs:
         console_err().print("The store is empty: add documents with `longqa ingest PATH`.")
         return
     table = Table(box=None, header_style="bold")
-    for column in ("id", "title", "pages", "nodes", "tokens", "structure", "path"):
+    columns = ("id", "title", "pages", "nodes", "tokens", "structure", "path") + (("note",) if missing else ())
+    for column in columns:
         table.add_column(column, justify="right" if column in ("id", "pages", "nodes", "tokens") else "left")
     for d in docs:
-        table.add_row(str(d["id"]), shown(d["title"]), str(d["pages"]), str(d["nodes"]), f"{d['tokens']:,}",
-                      d["structure"], shown(d["path"]))
+        row = [str(d["id"]), shown(d["title"]), str(d["pages"]), str(d["nodes"]), f"{d['tokens']:,}",
+               d["structure"], shown(d["path"])]
+        table.add_row(*row, *((_vectors_note(missing.get(d["id"])) or "",) if missing else ()))
     console_out().print(table)
+
+
+def _vectors_note(missing: tuple[int, int] | None) -> str | None:
+    """What a document whose embedding did not finish lacks, and what completes it."""
+    if not missing:
+        return None
+    count, leaves = missing
+    which = "no vectors" if count == leaves else f"no vectors for {count:,} of {leaves:,} leaves"
+    return f"stored, {which}: run `longqa reindex`"
 
 
 def _warn_exposed(path: Path) -> None:

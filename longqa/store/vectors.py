@@ -187,6 +187,17 @@ def documents_missing_vectors(db: sqlite_utils.Database) -> int:
     ).fetchone()[0]
 
 
+def leaves_without_vectors_by_document(db: sqlite_utils.Database) -> dict[int, tuple[int, int]]:
+    """doc_id -> (leaves without a vector of any embedder, all its leaves), for each document
+    with at least one such leaf (its embedding was interrupted: a full disk, a kill)."""
+    rows = db.execute(
+        "SELECT n.doc_id, SUM(e.node_id IS NULL), COUNT(*) FROM nodes n "
+        "LEFT JOIN (SELECT DISTINCT node_id FROM embeddings) e ON e.node_id = n.id "
+        "WHERE n.kind = 'paragraph' GROUP BY n.doc_id HAVING SUM(e.node_id IS NULL) > 0"
+    ).fetchall()
+    return {int(doc_id): (int(missing), int(total)) for doc_id, missing, total in rows}
+
+
 def _other_model_present(db: sqlite_utils.Database, model: str) -> bool:
     """Two index probes (embeddings_model) instead of counting every vector of a big store."""
     return any(db.execute(f"SELECT 1 FROM embeddings WHERE model {op} ? LIMIT 1", [model]).fetchone()
