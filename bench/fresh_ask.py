@@ -1,6 +1,6 @@
 """Where a fresh `longqa ask` spends its time, whole process, as a shell user waits for it.
 
-    python bench/fresh_ask.py [--runs 5] [--llm-url URL] [--db STORE]
+    python bench/fresh_ask.py [--runs 5] [--llm-url URL] [--db STORE] [--profiles A,B] [--out FILE]
 
 Ingests the sample handbook into a temporary store (or uses --db), then runs, each --runs times
 in a fresh process: `longqa --help`, `longqa ask --context-only`, `longqa ask` (and with
@@ -11,8 +11,10 @@ last three counted from the process's start). Then the parts of one fresh proces
 (interpreter, imports, store, tokenizer ranks, embedder, llama.cpp, the generator with its
 context, the context-only question, the answer), each with its wall and CPU time and the memory
 after it, and one `python -X importtime` run of `ask --context-only` lists
-the slowest imports. The load average is printed beside every figure: the machine may be shared,
-and a loaded machine's figures are not an idle one's.
+the slowest imports. With --profiles (default: every installed profile, models/profiles.py) it
+times `ask -m NAME` for each, first token and whole answer; --out writes those rows as JSON
+(bench/profile_figures.py reads them). The load average is printed beside every figure: the
+machine may be shared, and a loaded machine's figures are not an idle one's.
 
 The processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed, a first run writes
 the caches), as an installed longqa runs; with it off every run compiles the package again.
@@ -55,7 +57,7 @@ def timed(argv: list[str], env: dict) -> tuple[float, float, float, str]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout
 
 
-def measure(label: str, argv: list[str], env: dict, runs: int) -> None:
+def measure(label: str, argv: list[str], env: dict, runs: int) -> dict:
     walls, cpus, peak, stages = [], [], 0.0, {}
     for _ in range(runs):
         wall, cpu, rss, out = timed(argv, env)
@@ -71,6 +73,10 @@ def measure(label: str, argv: list[str], env: dict, runs: int) -> None:
                 "total"):
         if key in stages:
             print(f"    {key:20s} {statistics.median(stages[key]):6.3f} s")
+    return {"wall_p50": round(statistics.median(walls), 2), "cpu_p50": round(statistics.median(cpus), 2),
+            "peak_mib": round(peak), "runs": runs, "load": [round(x, 2) for x in os.getloadavg()],
+            **{f"{key}_p50": round(statistics.median(values), 2) for key, values in stages.items()
+               if key in ("first_token", "total")}}
 
 
 def slowest_imports(argv: list[str], env: dict, top: int = 12) -> None:
@@ -144,11 +150,30 @@ def cpu_model() -> str:
     return f"{name.group(1).strip() if name else 'unknown CPU'}, {vector}"
 
 
+def chosen_profiles(value: str | None) -> list[str]:
+    """The profiles to time: those named, else every installed one."""
+    sys.path.insert(0, str(REPO))
+    from longqa.models import profiles
+    from longqa.models.packaged import installed
+
+    if value is not None:
+        return [name for name in value.split(",") if name]
+    return [name for name, profile in profiles.PROFILES.items() if installed(profile)]
+
+
+def commit() -> str:
+    done = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--llm-url", default=None, help="also time `ask` through this server")
     parser.add_argument("--db", type=Path, default=None, help="a store holding the sample handbook")
+    parser.add_argument("--profiles", default=None, help="comma-separated profiles to time (default: the installed)")
+    parser.add_argument("--out", type=Path, default=None, help="write the profiles' rows as JSON here")
+    parser.add_argument("--skip-parts", action="store_true", help="no parts and no import times")
     parser.add_argument("--parts", default=None, help=argparse.SUPPRESS)  # the child that times the parts
     args = parser.parse_args()
     if args.parts:
@@ -171,6 +196,17 @@ def main() -> int:
         measure("ask (streamed to a pipe)", ask, env, args.runs)
         if args.llm_url:
             measure("ask --llm-url", ask + ["--json", "--llm-url", args.llm_url], env, args.runs)
+        rows = {}
+        for name in chosen_profiles(args.profiles):
+            timed(ask + ["--json", "-m", name], env)  # assembled and its kept head written: not timed
+            rows[name] = measure(f"ask -m {name}", ask + ["--json", "-m", name], env, args.runs)
+        if args.out:
+            args.out.write_text(json.dumps({
+                "command": "python bench/fresh_ask.py " + " ".join(sys.argv[1:]), "commit": commit(),
+                "date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} CPUs ({cpu_model()})",
+                "question": QUESTION, "profiles": rows}, indent=1) + "\n")
+        if args.skip_parts:
+            return 0
         print("parts of one fresh process:")
         sys.stdout.flush()
         subprocess.run([sys.executable, __file__, "--parts", str(db)], check=True, env=env)

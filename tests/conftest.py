@@ -57,6 +57,24 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("LONGQA_EMBED_MODEL", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def fakes_are_measured(monkeypatch):
+    """The scripted generators (tests/fakes.py, named "fake-generator") stand for a model measured
+    perfect at every decision, so tests of control flow see each decision steer fully; a model
+    that was never measured steers none (models/skill.py), which tests show with another name."""
+    from longqa.models import skill
+
+    shipped = skill.measured
+    perfect = {name: (1.0, 0.5) for name in ("outline", "router-answer", "router-expand", "scope",
+                                             "sufficiency", "type", "free-text")}
+
+    def measured():
+        return {**shipped(), "fake-generator": perfect}
+
+    measured.cache_clear = shipped.cache_clear
+    monkeypatch.setattr(skill, "measured", measured)
+
+
 @pytest.fixture
 def store(tmp_path, db_path, monkeypatch):
     """A real store of the generated reactor handbook, with the CLI's model loaders answering with

@@ -53,7 +53,7 @@ def test_a_question_wanting_one_short_answer_is_local_without_a_model_call():
                      "Which is older, the pump room or the filter house?"):
         analysis = analyze(question, generator)
         assert analysis.scope == 0.2 and analysis.decided_by["scope"] == "rule", question
-    # no scope call ("... Scope:"); an unmeasured model may still be asked the type ("... Type:")
+    # no scope call ("... Scope:"); a model measured at it may still be asked the type ("... Type:")
     assert not [call for call in generator.calls if call[1].rstrip().endswith("Scope:")]
     assert analyze("Who are the operators of the pump room?", generator).decided_by["scope"] == "model"
 
@@ -141,7 +141,7 @@ def test_bridge_hops_are_capped_by_max_steps_and_never_repeat(handbook_db):
 def test_max_steps_zero_means_no_expansion(handbook_db):
     refined = make_pipeline(handbook_db, FakeGenerator(), max_steps=0, confidence=1.1).retrieve_context(
         "Who trains the operators that handle the fuel assemblies?")
-    # the (unmeasured, so fully steering) fake's router moves are not expansion steps
+    # the (measured perfect, so fully steering) fake's router moves are not expansion steps
     assert {s.action for s in refined.steps} <= {"outline", "add", "stop", "precise", "router"}
 
 
@@ -206,7 +206,7 @@ def test_outline_choice_reads_letter_probabilities(handbook_db):
 
 def test_broad_questions_are_quoted_when_the_model_writes_worse_than_quoting(handbook_db):
     # gemma-3-270m's free text was measured below quoting (ask/skill.py): a broad question asked
-    # through it gets the best focused sentences, verbatim, each cited; an unmeasured model writes.
+    # through it gets the best focused sentences, verbatim, each cited; a model whose free text was measured better (the fake) writes.
     generator = FakeGenerator()
     generator.name = "gemma-3-270m-q4_k_m"
     question = "Explain how the operators are trained and what the training covers."

@@ -273,7 +273,7 @@ def test_a_server_serving_a_measured_models_file_steers_as_that_model(server):
     assert [skill.weight(served, d) for d in decisions] == in_process
     server.replies["/v1/models"] = {"data": [{"id": "gemma-3-270m-it"}]}  # an alias says nothing of the file
     unmeasured = OpenAIGenerator(server.url)
-    assert unmeasured.model_file is None and [skill.weight(unmeasured, d) for d in decisions] == [1.0] * 4
+    assert unmeasured.model_file is None and [skill.weight(unmeasured, d) for d in decisions] == [0.0] * 4
 
 
 def test_complete_and_stream_send_the_prompt_and_options(server):

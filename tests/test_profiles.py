@@ -114,7 +114,9 @@ def test_profiles_are_found_by_name_and_identity():
 
 
 def test_an_unmeasured_model_steers_no_decision():
-    assert skill.weight(FakeGenerator(), "scope") == 0.0
+    unknown = FakeGenerator()
+    unknown.name = "some-model@0123456789ab"  # a GGUF no profile declares
+    assert skill.weight(unknown, "scope") == 0.0 and skill.unmeasured_note(unknown)
     assert skill.weight(FakeReader(), "sufficiency") == 0.0  # no table for the reader profile yet
     default = type("Default", (), {"name": "gemma-3-270m-q4_k_m"})()
     assert skill.weight(default, "scope") > 0  # the default's measured scope decision

@@ -298,7 +298,7 @@ def test_decisions_weighted_by_measured_skill():
     for decision, (value, chance) in table.items():
         assert skill.weight(measured, decision) == pytest.approx(max(0.0, (value - chance) / (1 - chance)))
     assert skill.weight(measured, "a decision never measured") == 0.0
-    assert skill.weight(FakeGenerator(), "sufficiency") == 1.0  # an unmeasured model steers fully
+    assert skill.weight(FakeGenerator(), "sufficiency") == 1.0  # measured perfect (tests/conftest.py)
     assert skill.weight(None, "sufficiency") == 0.0
 
 

@@ -34,7 +34,7 @@ from longqa.ask.search.plan import Planner, SearchContext
 from longqa.ask.search.steps import add_step
 from longqa.ask.result import AnswerStream, AskResult, Refined
 from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
-from longqa.models import profiles
+from longqa.models import profiles, skill
 from longqa.models.base import KEEPS_PREFIX, Embedder, Generator, supports
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.store import snapshot
@@ -137,6 +137,8 @@ class Pipeline:
         if self.on_relevant is not None:
             self.on_relevant()
         self._keep_heads()
+        if (unmeasured := skill.unmeasured_note(self.generator)) is not None:
+            refined.notes.append(unmeasured)
         if self.use_analysis and self.generator is not None:
             analysis_mod.with_model(analysis, question, self.generator)
         timings["analysis"] = analysis.seconds

@@ -70,3 +70,11 @@ def router_weight(generator) -> float:
     """The router makes two decisions in one move: which node to read next and whether to stop; it
     steers only as far as the weaker of the two was measured to be (0 when either is at chance)."""
     return min(weight(generator, "router-expand"), weight(generator, "router-answer"))
+
+
+def unmeasured_note(generator) -> str | None:
+    """What `--explain` says of a generator whose decisions were never measured; None otherwise."""
+    if generator is None or measured_table(generator) is not None:
+        return None
+    return (f"{getattr(generator, 'name', 'the model')}: its decisions (scope, type, outline, sufficiency, "
+            "router) were never measured (bench/decisions.py), so none steers; rules decide")
