@@ -512,9 +512,10 @@ def document() -> str:
     return ("# Settings\n\n"
             "Every tunable of `longqa ask`, with its default, what it is and how the default was chosen. Set any\n"
             "of them for one call with `--set section.field=value` (repeatable), or in a TOML file passed with\n"
-            "`--settings FILE` or named by `$LONGQA_SETTINGS`, one table per section (`[answer]`,\n"
-            "`quote_sentences = 5`). `longqa ask --explain` prints the values in effect. A value outside what\n"
-            "the setting takes (the `takes` column) is a usage error, exit 2. This file is generated:\n"
+            "`--settings FILE` or named by `$LONGQA_SETTINGS` (a regular file of at most 1 MiB), one table per\n"
+            "section (`[answer]`, `quote_sentences = 5`). `longqa ask --explain` prints the values in effect. A\n"
+            "value outside what the setting takes (the `takes` column) is a usage error, exit 2, as is a file\n"
+            "that cannot be read as settings. This file is generated:\n"
             "`python -m longqa.ask.settings > docs/settings.md`.\n\n" + AskSettings().table() + "\n")
 
 
