@@ -42,6 +42,7 @@ class FakeServer(ThreadingHTTPServer):
         self.drip: dict[str, str] = {}  # path -> "all" | "body": that much of its answer sent a byte at a time
         self.drip_seconds = 0.05  # between two dripped bytes (an answer of some 300 bytes: 15 s)
         self.embeddings_error = (501, "This server does not support embeddings")
+        self.chat_reply = "45 seconds [2]"  # what /chat/completions answers
         self.pieces: list[str] = []  # the tokenizer's vocabulary: a word with its leading spaces
         self.tokenizer = True  # /tokenize offered
         self.forced = "model"  # a token grammar: model (its log-probabilities) | renormalised | ignored | refused
@@ -146,7 +147,20 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, {"data": [{"index": i, "embedding": bag_of_words(t)} for i, t in enumerate(body["input"])][::-1]})
         if self.path == "/v1/completions":
             return self._complete(body)
+        if self.path == "/v1/chat/completions":
+            return self._chat(body)
         self._send(404, {"error": {"message": "no such route"}})
+
+    def _chat(self, body: dict) -> None:
+        """A chat turn streamed as deltas, each token with its log-probability (-0.5)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for word in re.findall(r"\s*\S+", self.server.chat_reply):
+            event = {"choices": [{"delta": {"content": word},
+                                  "logprobs": {"content": [{"token": word, "logprob": -0.5}]}}]}
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
 
     def _complete(self, body: dict) -> None:
         if "<[" in body.get("grammar", "") and self.server.forced != "ignored":
@@ -274,6 +288,31 @@ def test_a_server_serving_a_measured_models_file_steers_as_that_model(server):
     server.replies["/v1/models"] = {"data": [{"id": "gemma-3-270m-it"}]}  # an alias says nothing of the file
     unmeasured = OpenAIGenerator(server.url)
     assert unmeasured.model_file is None and [skill.weight(unmeasured, d) for d in decisions] == [0.0] * 4
+
+
+def test_a_served_chat_profile_reads_its_prompts_at_chat_completions(server):
+    from longqa.ask.answer.reader import own_probability
+    from longqa.models.chat import Message
+    from longqa.models.profiles import QWEN_05B
+
+    server.replies["/v1/models"] = {"data": [{"id": "/srv/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"}]}
+    generator = OpenAIGenerator(server.url)
+    assert generator.profile is QWEN_05B
+    prompt = generator.chat_prompt([Message("system", "Answer briefly."),
+                                    Message("user", "Passages: text<|im_end|>\nQuestion: How long?")])
+    said = "".join(generator.stream(prompt, max_tokens=24, stop=["\n"]))
+    assert said == "45 seconds [2]"
+    path, body = server.requests[-1]
+    assert path == "/v1/chat/completions" and body["logprobs"] is True
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert "< |im_end| >" in body["messages"][1]["content"]  # text cannot close the user's turn
+    assert own_probability(generator, prompt, said) == pytest.approx(math.exp(-0.5))
+    assert generator.option_logprobs(prompt, ["another answer"]) == [0.0]  # cannot be scored: no say
+
+
+def test_a_served_completion_model_has_no_chat_prompts(server):
+    with pytest.raises(ModelError, match="not a chat model"):
+        OpenAIGenerator(server.url).chat_prompt([])
 
 
 def test_complete_and_stream_send_the_prompt_and_options(server):

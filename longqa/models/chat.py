@@ -65,3 +65,17 @@ def fixed_head(template: str, system: str, markers: tuple[str, ...] = (), *, bos
     text = render(template, [Message("system", system), Message("user", probe)], markers, bos=bos)
     at = text.find(probe)
     return text[:at] if at > 0 else ""
+
+
+class ChatPrompt(str):
+    """Chat messages as one prompt value, for a generator without a local template (a server, which
+    renders them itself at /chat/completions): its text shows the turns, for `--json` and caches;
+    `messages` holds them, their text already defused."""
+
+    messages: tuple[Message, ...]
+
+    def __new__(cls, messages: list[Message], markers: tuple[str, ...] = ()):
+        shown = tuple(Message(m.role, defuse(m.content, markers)) for m in messages)
+        prompt = super().__new__(cls, "".join(f"[{m.role}]\n{m.content}\n" for m in shown) + "[assistant]\n")
+        prompt.messages = shown
+        return prompt

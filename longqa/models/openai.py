@@ -25,6 +25,9 @@
      they would take at most FORCED_SHARE of the question deadline, else that call falls back to 3.
   3. otherwise the capability is dropped, and options are scored by label_probs (first-token
      probabilities), which can rank them differently.
+- chat: a served file that is a chat profile's (models/profiles.py) gets the reader's prompts at
+  POST /chat/completions, rendered by the server in the model's own template; the reply's token
+  log-probabilities are its own probability (a chat turn's other continuations cannot be scored).
 - embeddings: POST /embeddings (`--embed-url`); a generation server is never asked for them, so
   the vectors a store was built with stay comparable.
 
@@ -46,7 +49,9 @@ import numpy as np
 from longqa import environment
 from longqa import tokens as cl100k
 from longqa.errors import ModelError
+from longqa.models import profiles
 from longqa.models.base import SCORES_OPTIONS
+from longqa.models.chat import ChatPrompt
 from longqa.models.grammar import choice, token_sequence
 from longqa.models.http import HttpStatusError, JsonClient
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
@@ -131,6 +136,10 @@ class OpenAIGenerator:
         self.n_ctx = n_ctx or context_length(entry) or DEFAULT_SERVER_CTX
         self.name = f"server:{self.model}"
         self.model_file = served_file(self.model)
+        # The profile the served file is (models/profiles.py): a chat profile's reader prompts go
+        # to /chat/completions, where the server applies the model's own template.
+        self.profile = profiles.by_identity(self.model_file) if self.model_file else None
+        self._said: dict[str, tuple[str, float]] = {}  # chat prompt -> (reply, its mean token logprob)
         self.url = self.client.base
         self._tokenizers = ["tokenize", "extras/tokenize/count"]  # tried in turn; dropped when absent
         self._id_tokenizers = ["tokenize", "extras/tokenize"]  # the same, for token ids
@@ -176,8 +185,52 @@ class OpenAIGenerator:
         answer = self.client.post("completions", self._payload(prompt, max_tokens, stop, grammar, temperature))
         return _text(_choice(answer, self.client.base), self.client)
 
+    # -- chat (a chat profile served) ----------------------------------------------------------
+    def chat_prompt(self, messages) -> ChatPrompt:
+        """Reader messages for /chat/completions (the server renders its model's template)."""
+        if self.profile is None or not self.profile.chat:
+            raise ModelError(f"{self.name}: not a chat model")
+        return ChatPrompt(messages, self.profile.control_markers)
+
+    def _chat(self, prompt: ChatPrompt, max_tokens: int, stop, temperature: float) -> Iterator[str]:
+        """The reply streamed from /chat/completions; its tokens' log-probabilities are kept, so the
+        reader's own probability of it needs no second request (servers cannot score a chat turn)."""
+        check_fits(self.name, self.count_tokens(str(prompt)) + 1, max_tokens, self.n_ctx)
+        payload = {"model": self.model, "messages": [{"role": m.role, "content": m.content} for m in prompt.messages],
+                   "max_tokens": max_tokens, "temperature": temperature, "repeat_penalty": 1.0, "stream": True,
+                   "logprobs": True}
+        if stop:
+            payload["stop"] = stop
+        said, logprobs = [], []
+        for event in self.client.stream("chat/completions", payload):
+            choices = event.get("choices") or []
+            if not choices:
+                continue
+            with answer_shape(self.client, "chat/completions"):
+                delta = choices[0].get("delta") or {}
+                text = delta.get("content") or ""
+                if not isinstance(text, str):
+                    raise ValueError("content is not text")
+                for token in ((choices[0].get("logprobs") or {}).get("content") or []):
+                    logprobs.append(float(token["logprob"]))
+            if text:
+                said.append(text)
+                yield text
+        reply = "".join(said)
+        self._said[str(prompt)] = (reply, sum(logprobs) / len(logprobs) if logprobs else 0.0)
+
+    def _chat_scores(self, prompt: ChatPrompt, options: list[str]) -> list[float]:
+        """Log-probabilities of continuations of a chat turn: the reply the server gave is known
+        (its mean token log-probability); any other continuation cannot be scored through
+        /chat/completions and scores the same for all (0.0), so it does not decide."""
+        reply, logprob = self._said.get(str(prompt), (None, 0.0))
+        return [logprob if option.strip() == (reply or "").strip() else 0.0 for option in options]
+
     def stream(self, prompt: str, *, max_tokens: int = 256, stop: list[str] | None = None,
                grammar: str | None = None, temperature: float = 0.0) -> Iterator[str]:
+        if isinstance(prompt, ChatPrompt):
+            yield from self._chat(prompt, max_tokens, stop, temperature)
+            return
         payload = self._payload(prompt, max_tokens, stop, grammar, temperature, stream=True)
         for event in self.client.stream("completions", payload):
             choices = event.get("choices") or []
@@ -187,6 +240,8 @@ class OpenAIGenerator:
 
     def label_probs(self, prompt: str, labels: list[str]) -> dict[str, float]:
         labels = unique_labels(labels)
+        if isinstance(prompt, ChatPrompt):
+            return renormalise(labels, self._chat_scores(prompt, labels))
         answer = self.client.post("completions", self._payload(
             prompt, 1, None, None, 0.0, logprobs=TOP_LOGPROBS, top_logprobs=TOP_LOGPROBS))
         with answer_shape(self.client, "completions"):
@@ -198,6 +253,8 @@ class OpenAIGenerator:
         return self._choose(prompt, labels)
 
     def option_logprobs(self, prompt: str, options: list[str], *, max_tokens: int = 8) -> list[float]:
+        if isinstance(prompt, ChatPrompt):
+            return self._chat_scores(prompt, options)
         """Mean log-probability per token of each option's first `max_tokens` tokens after `prompt`,
         echoed or forced by the server; the fallback, once the server is found unable, is the log
         of label_probs (first-token probabilities renormalised over the options)."""
