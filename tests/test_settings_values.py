@@ -137,3 +137,14 @@ def test_json_output_never_holds_nan_or_infinity(capsys):
                                                                "probability": None}
     assert captured.err.splitlines() == [
         "longqa: warning: numbers that are not finite written as null: scores[1], scores[2], probability"]
+
+
+def test_every_default_is_a_value_its_setting_takes():
+    from dataclasses import fields
+
+    from longqa.ask.settings import RETRIEVAL_ALLOWED, allowed
+
+    assert set(RETRIEVAL_ALLOWED) <= {item.name for item in fields(DEFAULTS.retrieval)}
+    wrong = [f"{part.name}.{item.name}" for part in fields(DEFAULTS) for section in [getattr(DEFAULTS, part.name)]
+             for item in fields(section) if allowed(section, item.name).problem(getattr(section, item.name))]
+    assert wrong == []
