@@ -13,10 +13,20 @@ Each round, in a fresh store of generated manuals (nothing downloaded):
 - reindex against ingest: `longqa reindex --force` runs beside `longqa ingest --force` of every
   document, and `longqa ingest --graph --edges cosine --force` of every document while three of
   them are removed, each as its graph is built: each batch must finish (exit 0) and store what
-  was not removed.
+  was not removed;
+- a slow-drip server: `ask --llm-url` against a server on 127.0.0.1 that answers its model list
+  at once and everything else a byte a second (for at most DRIP_BYTES bytes), with
+  LONGQA_LLM_TIMEOUT=DRIP_DEADLINE: the ask must end with exit 1 and a "timed out after" line
+  within the deadline plus the command's start-up (START_UP_S);
+- planted kept heads: in a models folder of its own (links to the real model files), an `ask`
+  keeps its prompt heads' states, then each kept file is replaced by a pipe, a 1.2 GB sparse file
+  and a link, in turn: each next `ask` must answer (0 or 4) within ASK_LIMIT_S, its peak memory
+  must stay within KEPT_MEMORY_MIB of the first ask's, and a link must be replaced, never
+  followed (its target unchanged).
 
-Printed: asks failed, stores unsound, vectors misplaced, batches stopped (all 0 when the store
-holds), the rounds' seconds and the load average, since the machine may be shared.
+Printed: asks failed, stores unsound, vectors misplaced, batches stopped, deadlines overrun,
+kept-head attacks failed (all 0 when the store holds), the rounds' seconds and the load average,
+since the machine may be shared.
 """
 
 from __future__ import annotations
@@ -30,12 +40,19 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 TOPICS = ["pumps", "valves", "boilers", "fans", "chillers", "filters", "meters", "relays"]
 QUESTION = "How often are the {topic} inspected?"
+DRIP_DEADLINE = 5  # LONGQA_LLM_TIMEOUT for the slow-drip ask, seconds
+DRIP_BYTES = 90  # the drip server stops after this many bytes (a byte a second)
+START_UP_S = 8  # the command's start-up (imports, the store, the embedder) on a shared 2-core machine
+ASK_LIMIT_S = 180  # one ask with the local generator, whatever is planted
+KEPT_MEMORY_MIB = 300  # a planted kept head may cost no more than this over a normal ask's peak
 
 
 def manual(topic: str, paragraphs: int = 40) -> str:
@@ -198,6 +215,123 @@ def remove_while_graphed(db: Path, batch: subprocess.Popen, count: int, before: 
     return removed
 
 
+class _DripHandler(BaseHTTPRequestHandler):
+    """Answers GET /v1/models at once; any other request a byte a second, for DRIP_BYTES bytes."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path == "/v1/models":
+            body = b'{"data": [{"id": "drip", "max_model_len": 8192}]}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self._drip()
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._drip()
+
+    def _drip(self):
+        body = b'{"choices": [{"text": " every few weeks"}], "tokens": [1, 2, 3]}'
+        answer = b"HTTP/1.1 200 OK\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        try:
+            for byte in answer[:DRIP_BYTES]:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(1)
+        except OSError:  # the client gave up: what it should do
+            pass
+
+
+def slow_drip(db: Path, counts: dict) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _DripHandler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        started = time.monotonic()
+        code, line = finish(longqa("ask", QUESTION.format(topic="pumps"), "--llm-url", url, db=db,
+                                   env={**os.environ, "LONGQA_LLM_TIMEOUT": str(DRIP_DEADLINE)}), timeout=300)
+        seconds = time.monotonic() - started
+    finally:
+        server.shutdown()
+        server.server_close()
+    counts["drip asks"] += 1
+    if code != 1 or "timed out after" not in line or seconds > DRIP_DEADLINE + START_UP_S:
+        counts["deadlines overrun"] += 1
+        counts["examples"].append(f"slow drip: exit {code} after {seconds:.1f} s: {line}")
+    counts["drip seconds"] = max(counts.get("drip seconds", 0.0), round(seconds, 1))
+
+
+def _ask_measured(db: Path, env: dict) -> tuple[int, str, float, float]:
+    """(exit code, last stderr line, seconds, peak memory MiB) of one `ask` with the generator,
+    killed after ASK_LIMIT_S. Waited for with wait4, which gives that child's own peak."""
+    with tempfile.TemporaryFile("w+") as err:
+        started = time.monotonic()
+        process = subprocess.Popen([sys.executable, "-m", "longqa", "ask", "--no-stream",
+                                    QUESTION.format(topic="valves"), "-d", str(db)], cwd=REPO, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=err, text=True)
+        while time.monotonic() < started + ASK_LIMIT_S:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            time.sleep(0.2)
+        else:
+            process.kill()
+            _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = code = os.waitstatus_to_exitcode(status)
+        seconds = time.monotonic() - started
+        err.seek(0)
+        lines = err.read().strip().splitlines()
+    return code, lines[-1] if lines else "", seconds, usage.ru_maxrss / 1024  # KiB on Linux
+
+
+def planted_kept_heads(db: Path, work: Path, counts: dict) -> None:
+    """An ask keeps its heads; then each kept file is replaced by a pipe, a huge sparse file and a
+    link in turn, and the next ask must answer in time, in bounded memory, following no link."""
+    from longqa import config
+    from longqa.models.llama import KEPT_HEADS_DIR
+
+    models = work / "models"
+    models.mkdir(exist_ok=True)
+    for real in config.models_dir().iterdir():  # the model files, linked: nothing assembled again
+        if real.is_file() and not (models / real.name).exists():
+            (models / real.name).symlink_to(real)
+    env = {**os.environ, "LONGQA_MODELS_DIR": str(models)}
+    code, line, _, normal = _ask_measured(db, env)
+    heads = sorted((models / KEPT_HEADS_DIR).glob("*.kv"))
+    if code not in (0, 4) or not heads:
+        counts["kept-head attacks failed"] += 1
+        counts["examples"].append(f"kept heads: the first ask: exit {code}, {len(heads)} heads kept: {line}")
+        return
+    target = work / "not-a-head.txt"
+    target.write_text("never to be read as a state\n", encoding="utf-8")
+    for plant in ("pipe", "huge", "link"):
+        for head in heads:
+            head.unlink(missing_ok=True)
+            if plant == "pipe":
+                os.mkfifo(head)
+            elif plant == "huge":
+                with open(head, "wb") as handle:
+                    handle.truncate(1200 << 20)
+            else:
+                head.symlink_to(target)
+        code, line, seconds, peak = _ask_measured(db, env)
+        counts["kept-head attacks"] += 1
+        replaced = all(head.is_file() and not head.is_symlink() for head in heads)
+        if (code not in (0, 4) or peak > normal + KEPT_MEMORY_MIB or not replaced
+                or target.read_text(encoding="utf-8") != "never to be read as a state\n"):
+            counts["kept-head attacks failed"] += 1
+            counts["examples"].append(f"kept head as a {plant}: exit {code} after {seconds:.0f} s, peak "
+                                      f"{peak:.0f} MiB (a normal ask {normal:.0f}), replaced: {replaced}: {line}")
+        counts["kept-head peak MiB over a normal ask"] = max(counts.get("kept-head peak MiB over a normal ask", 0),
+                                                              round(peak - normal))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -209,7 +343,8 @@ def main() -> None:
 
     embedder = load_embedder(None, None)
     counts = {"rounds": 0, "asks": 0, "asks answered": 0, "asks nothing relevant": 0, "asks failed": 0, "stores unsound": 0, "vectors misplaced": 0,
-              "batches stopped": 0, "examples": []}
+              "batches stopped": 0, "drip asks": 0, "deadlines overrun": 0, "kept-head attacks": 0,
+              "kept-head attacks failed": 0, "examples": []}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="longqa-attack-") as scratch:
         work = args.keep or Path(scratch)
@@ -222,6 +357,8 @@ def main() -> None:
             kill_during_embedding(folder, db, counts, embedder)
             change_during_asks(folder, db, counts, args.asks)
             batches_against_changes(folder, db, counts)
+            slow_drip(db, counts)
+            planted_kept_heads(db, folder, counts)
             counts["rounds"] += 1
     counts["seconds"] = round(time.perf_counter() - started, 1)
     counts["loadavg"] = Path("/proc/loadavg").read_text().split()[:3]
