@@ -31,11 +31,9 @@ def test_man_page_pdf_is_titled_by_its_name_line(tmp_path, db_path):
     result = Ingestor(db=open_db(db_path)).ingest(path)
     assert result.status == "added", result.error
     assert get_document(open_db(db_path), result.id)["title"] == "tar - an archiving utility"
-
-
-def test_meaningful_pdf_metadata_title_still_wins(tmp_path):
-    path = man_page_pdf(tmp_path / "tar.pdf", title="GNU tar manual page")
-    assert parse_file(path).title == "GNU tar manual page"
+    # A meaningful metadata title still wins; one that only refers to the page does not.
+    assert parse_file(man_page_pdf(tmp_path / "titled.pdf", title="GNU tar manual page")).title == "GNU tar manual page"
+    assert parse_file(man_page_pdf(tmp_path / "referred.pdf", title="tar(1)")).title == "tar - an archiving utility"
 
 
 def test_pdf_title_skips_generic_section_names(tmp_path):

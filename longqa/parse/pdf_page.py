@@ -265,7 +265,8 @@ def _term_after(prev: PageBlock, item: PageBlock, text_width: float) -> bool:
     slack = 0.5 * prev.block.size
     left = min(prev.first_x0, prev.rest_x0 if prev.rest_x0 is not None else prev.first_x0)
     first = item.block.text.split("\n")[0]
-    alone = item.rest_x0 is None and item.x1 - item.x0 < 0.5 * text_width
+    # Alone, it ends left of the description above it (a centred line that wraps wider does not).
+    alone = item.rest_x0 is None and item.x1 - item.x0 < 0.5 * text_width and item.x1 < prev.x1
     over = item.rest_x0 is not None and item.rest_x0 > item.first_x0 + slack and "\n" in item.block.text
     return item.first_x0 < left - slack and term_like(first) and (alone or over)
 
@@ -298,11 +299,12 @@ def next_item(segment: list[list[Line]], row: list[Line], following: list[Line] 
     line, slack = row[0], _hanging_slack(row[0])
     if line.x0 >= segment[-1][0].x0 - slack:
         return False
-    if any(abs(upper[0].x0 - line.x0) <= slack and lower[0].x0 > upper[0].x0 + slack
+    if any(abs(upper[0].x0 - line.x0) <= slack and lower[0].x0 > upper[0].x0 + slack and term_like(upper[0].text)
            for upper, lower in zip(segment, segment[1:])):
         return True
     widest = max(cell.x1 for row in segment for cell in row) - min(cell.x0 for row in segment for cell in row)
-    return (term_like(line.text) and line.x1 - line.x0 < 0.5 * widest
+    # A term ends left of the description line above it; a centred line that wraps wider does not.
+    return (term_like(line.text) and line.x1 - line.x0 < 0.5 * widest and line.x1 < segment[-1][0].x1
             and (following is None or len(following) == 1 and following[0].x0 > line.x0 + slack))
 
 

@@ -189,10 +189,17 @@ def unwrap(part: str, wrap: Wrap) -> list[tuple[str, int | None]]:
         else:
             kept[-1].append(line)
             prose = False
-        if kept[-1][0] is not line and _indent(line) > _indent(last):  # a line under `last`, deeper
-            terms.add(_indent(last))
+        if kept[-1][0] is not line and _indent(line) > _indent(last) and not _SENTENCE_END.search(last.rstrip()):
+            terms.add(_indent(last))  # a term (or an item's first line) with its description under it
         last = line
     return [("\n".join(lines), marks.get(number)) for number, lines in enumerate(kept)]
+
+
+def table_row(line: str) -> bool:
+    """Whether `line` reads as a table row. The gap after a number or list mark is no cell break:
+    "4.33.   How do I handle shell quoting?" is a numbered line, aligned as typed."""
+    marker = MARKER.match(line)
+    return bool(_TABLE_ROW.search(line[marker.end():] if marker else line))
 
 
 def _indent(line: str) -> int:
@@ -204,12 +211,14 @@ def _next_item(terms: set[int], line: str, following: str) -> bool:
     """Whether `following` opens the next item of a list set with a hanging indent (a manual
     page's options or FILES: each term at one column, its description indented below it): it
     goes back from `line` to a column that `terms` holds, one where an earlier line of the
-    paragraph had deeper lines under it. A term never runs on into the description before it."""
+    paragraph that ends no sentence had deeper lines under it (a paragraph's last line under the
+    indented first line of the next is no term). A term never runs on into the description
+    before it."""
     return _indent(following) < _indent(line) and _indent(following) in terms
 
 
 def _joins(line: str, following: str, wrap: Wrap, prose: bool = False) -> bool:
-    if _TABLE_ROW.search(line) or _TABLE_ROW.search(following):
+    if table_row(line) or table_row(following):
         return False
     if _run_in(line, following):
         return True
@@ -224,7 +233,7 @@ def _opens(line: str, following: str) -> bool:
     """Whether an unjoined `following` opens a paragraph of its own: a list item or a numbered
     heading, or the line after a short numbered one ("1. Definitions." then its text)."""
     return bool(MARKER.match(following) or MARKER.match(line) and not _run_in(line, following)) and not (
-        _TABLE_ROW.search(line) and _TABLE_ROW.search(following))
+        table_row(line) and table_row(following))
 
 
 def _run_in(line: str, following: str) -> bool:

@@ -26,6 +26,7 @@ OPENING_SHARE = 0.25  # a numbered run that starts within this share of the bloc
 MIN_CLAUSES = 3
 FRAME_SHARE = 0.5
 CLAUSE_TITLE_CHARS = 60
+MAX_QUESTION_CHARS = 2 * MAX_HEADING_CHARS  # a numbered question heads its answer up to this length
 
 
 def markdown_headings(doc: ParsedDocument) -> list[Heading]:
@@ -151,28 +152,47 @@ def _shouted(text: str) -> bool:
 def _sequence(doc: ParsedDocument) -> set[int]:
     """Blocks whose dotted number continues the last one taken: the next at its depth ("3" after
     "2", "2.2" after "2.1"; up to MAX_SKIPPED numbers may be missing), or the first below it ("2.1"
-    after "2"); the first top number is 0 or 1."""
-    taken: set[int] = set()
-    last: tuple[int, ...] = ()
+    after "2"); the first top number is 0 or 1. A subsection's number may jump further ahead
+    ("4.3" then "4.10", a FAQ's questions renumbered over the years) where the next number goes
+    on from it ("4.11", "4.10.1"). Where a contents list ran through the numbers, the text that
+    follows it starts over at the first."""
+    numbered: list[tuple[int, tuple[int, ...]]] = []
     for index, block in enumerate(doc.blocks):
         # A block of several lines counts when its first line is a paragraph (a list of short
         # numbered lines in one block is a list).
         match = NUMBERED.match(block.text) if len(block.text.strip().split("\n")[0]) > MAX_HEADING_CHARS or (
             "\n" not in block.text.strip()) else None
-        if not match or not match.group("dotted"):
+        if match and match.group("dotted"):
+            numbered.append((index, tuple(int(part) for part in match.group("dotted").split("."))))
+    taken: set[int] = set()
+    last: tuple[int, ...] = ()
+    seen: set[tuple[int, ...]] = set()
+    for position, (index, number) in enumerate(numbered):
+        if number[0] <= 1 and number in seen and number != last and not any(number[1:]):
+            last = ()  # the text starts over where its contents list, which ran through these numbers, ends
+        # The level where the number moves on from the last; the levels below it open at 0 or 1
+        # ("1.0 General Concepts" opens chapter 1), whether or not a heading titles their parents:
+        # "6.6.1" may follow "6.5", and "2.0" follow "1.13".
+        level = next((k for k, part in enumerate(number) if k >= len(last) or part != last[k]), len(number))
+        if level == len(number) or any(part > 1 for part in number[level + 1:]):
             continue
-        number = tuple(int(part) for part in match.group("dotted").split("."))
-        depth = len(number)
-        if depth > len(last) + 1 or number[:-1] != last[: depth - 1]:
-            continue
-        if depth <= len(last):  # a number or two may be missed (set in a box, a heading of its own)
-            expected = range(last[depth - 1] + 1, last[depth - 1] + 2 + MAX_SKIPPED)
+        if level < len(last):  # a number or two may be missed (set in a box, a heading of its own)
+            expected = range(last[level] + 1, last[level] + 2 + MAX_SKIPPED)
+            ahead = level > 0 and number[level] > last[level] and position + 1 < len(numbered) and _goes_on(
+                number, numbered[position + 1][1])
         else:
-            expected = range(0 if depth == 1 else 1, 2)
-        if number[-1] in expected:
+            expected, ahead = range(0, 2), False
+        if number[level] in expected or ahead:
             taken.add(index)
+            seen.add(number)
             last = number
     return taken if len(taken) >= 2 else set()
+
+
+def _goes_on(number: tuple[int, ...], following: tuple[int, ...]) -> bool:
+    """Whether `following` is the number after `number` at its depth or the first below it."""
+    return (following[:-1] == number[:-1] and 0 < following[-1] - number[-1] <= 1 + MAX_SKIPPED
+            or following == (*number, 1))
 
 
 # A short first sentence after the number: the title of a run-in heading.
@@ -183,15 +203,17 @@ def _split_run_in(doc: ParsedDocument, numbered: set[int]) -> tuple[set[int], di
     """Split each long numbered block in `numbered` that opens with a short title sentence into the
     title and its paragraph; the indices of the numbered headings that remain, in the new blocks,
     and the titles of those that are untitled clauses (see _clauses): each such clause is split
-    into its number, the heading's block, and its paragraph. Any other long numbered paragraph
-    without a title stays body text."""
+    into its number, the heading's block, and its paragraph. A numbered question (see asked) is
+    a heading whole. Any other long numbered paragraph without a title stays body text."""
     kept: set[int] = set()
     titles: dict[int, str] = {}
     clauses = _clauses(doc, numbered)
     blocks = []
     for index, block in enumerate(doc.blocks):
         text = block.text.strip()
-        if index in numbered and len(text) > MAX_HEADING_CHARS:
+        if index in numbered and len(text) > MAX_HEADING_CHARS and asked(text):
+            kept.add(len(blocks))  # a FAQ's question, however long, is its answer's heading
+        elif index in numbered and len(text) > MAX_HEADING_CHARS:
             run_in = _run_in_title(text)
             if run_in or index in clauses:
                 cut = run_in.end("title") if run_in else NUMBERED.match(text).end()
@@ -206,6 +228,14 @@ def _split_run_in(doc: ParsedDocument, numbered: set[int]) -> tuple[set[int], di
         blocks.append(block)
     doc.blocks = blocks
     return kept, titles
+
+
+def asked(text: str) -> bool:
+    """Whether a numbered block is a question and nothing else ("4.21. How do I delete a block of
+    text if it contains a certain word?"): at most MAX_QUESTION_CHARS, every sentence asked."""
+    spans = sentences.split(text)
+    return len(text) <= MAX_QUESTION_CHARS and bool(spans) and all(
+        text[start:end].rstrip("\"'”’)").endswith("?") for start, end in spans)
 
 
 def _run_in_title(text: str) -> re.Match | None:
