@@ -190,6 +190,8 @@ class JsonClient:
                     raise ModelError(f"LLM server at {self.base}: answer from {path} is over "
                                      f"{MAX_RESPONSE_BYTES >> 20} MiB")
             answer = json.loads(body.decode("utf-8"))
+        except (socket.timeout, TimeoutError):
+            raise ModelError(f"LLM server at {self.base}: no answer from {path} in time: {deadline.expired()}") from None
         except (ValueError, OSError, http.client.HTTPException) as exc:
             raise ModelError(f"LLM server at {self.base}: bad JSON from {path} ({_reason(exc, deadline)})") from None
         if not isinstance(answer, dict):
