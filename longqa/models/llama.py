@@ -28,6 +28,7 @@ from longqa.models.threads import cpu_threads
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
 
 from longqa.models.llama_lib import LOG_TAIL, capture, closed_at_exit, llama_cpp  # noqa: E402  (after the project imports: it is the slow one)
+from longqa.models.kept_file import read_state, state_cap  # noqa: E402
 
 DEFAULT_GENERATOR_CTX = 8192
 # The generator's KV cache is allocated for this many tokens at first, and reopened larger only
@@ -45,6 +46,7 @@ EMBED_BATCH_TOKENS = 512
 OUTPUT_MIB = 32
 SEED = 1234
 KEPT_HEADS_DIR = "kept-heads"  # under the models folder: prompt heads' KV states (see _KeptPrefix)
+RENDERED_KEPT = 256  # chat prompts remembered as rendered here (their control tokens are parsed)
 
 
 
@@ -158,15 +160,12 @@ class _KeptPrefix:
     too (`file`), so that a fresh process loads them instead of reading the head again: a few
     MiB read in milliseconds against a few hundred tokens of prefill per head."""
 
-    def __init__(self, tokens: list[int], file: Path | None = None):
+    def __init__(self, tokens: list[int], file: Path | None = None, cap: int = 0):
         self.tokens, self.data, self.file = tokens, None, file  # data: None until read once
         self.from_disk = False
-        if file is not None:
-            try:
-                raw = file.read_bytes()
-            except OSError:
-                return
-            self.data, self.from_disk = (ctypes.c_uint8 * len(raw)).from_buffer_copy(raw), True
+        if file is not None:  # only this user's regular file of at most `cap` bytes (kept_file.py)
+            self.data = read_state(file, cap)
+            self.from_disk = self.data is not None
 
     def save(self, ctx) -> None:
         size = llama_cpp.llama_state_seq_get_size(ctx, 0)
@@ -190,8 +189,12 @@ class LlamaGenerator:
 
     capabilities = frozenset({KEEPS_PREFIX, SCORES_OPTIONS, READS_ATTENTION})
 
-    def __init__(self, path: str | os.PathLike, *, name: str, n_ctx: int | None = None):
+    def __init__(self, path: str | os.PathLike, *, name: str, n_ctx: int | None = None, profile=None):
         self.info = read_gguf_info(path)
+        self.profile = profile  # its declared Profile (models/profiles.py), None for an unknown file
+        # A chat profile's prompts are rendered by its template, whose control tokens are parsed.
+        self.chats = bool(profile is not None and profile.chat and self.info.chat_template)
+        self._rendered: dict[str, None] = {}  # digests of the chat prompts rendered here, oldest first
         if self.info.is_encoder:
             raise ModelError(
                 f"{self.info.path}: {self.info.architecture} is a sentence-embedding model, "
@@ -249,8 +252,35 @@ class LlamaGenerator:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def _prompt_tokens(self, prompt: str) -> list[int]:
-        # special=False: document text that happens to spell a control token stays plain text
-        return self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+        # special=False: document text that happens to spell a control token stays plain text. A
+        # chat prompt rendered here is the exception: its turns are control tokens, parsed, and
+        # its texts had their markers broken when it was rendered (models/chat.py); any other
+        # prompt (a completion-shaped one sent to a chat model) is read as plain text.
+        special = self.chats and _digest(prompt, 32) in self._rendered
+        return self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=special)
+
+    def chat_prompt(self, messages) -> str:
+        """The prompt text of chat `messages` (models/chat.Message), through the GGUF's template."""
+        from longqa.models import chat
+
+        if not self.chats:
+            raise ModelError(f"{self.name}: not a chat model")
+        prompt = chat.render(self.info.chat_template, messages, self.profile.control_markers)
+        self._remember_rendered(prompt)
+        return prompt
+
+    def _remember_rendered(self, prompt: str) -> None:
+        if len(self._rendered) >= RENDERED_KEPT:
+            self._rendered.pop(next(iter(self._rendered)))
+        self._rendered[_digest(prompt, 32)] = None
+
+    def chat_head(self, system: str) -> str:
+        """What every chat prompt with this system message starts with (kept as a prefix state)."""
+        from longqa.models import chat
+
+        head = chat.fixed_head(self.info.chat_template, system, self.profile.control_markers)
+        self._remember_rendered(head)
+        return head
 
     # -- generation -------------------------------------------------------------------------
     def complete(self, prompt: str, *, max_tokens: int = 256, stop: list[str] | None = None,
@@ -364,7 +394,7 @@ class LlamaGenerator:
             # The head's last token may merge with what follows it in a prompt ("Question:" +
             # " What"), so only the tokens before it are kept.
             tokens = self._prompt_tokens(text)[:-1]
-            self._kept[text] = _KeptPrefix(tokens, self._kept_file(tokens))
+            self._kept[text] = _KeptPrefix(tokens, self._kept_file(tokens), state_cap(self._llm.model, len(tokens)))
 
     def _kept_file(self, tokens: list[int]) -> Path | None:
         """Where a head's state is kept between processes: named by everything the state depends
