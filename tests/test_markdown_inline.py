@@ -66,3 +66,15 @@ def test_markdown_inline_syntax_is_stored_as_the_reader_sees_it(tmp_path, db_pat
     assert "// *not* emphasis inside code" in body and "```js" in body
     # Headings are rendered too: the section is titled by the identifier, without backticks.
     assert [s.title for s in sections(tree)] == ["subprocess.kill([signal])"]
+
+
+def test_text_that_only_looks_like_markup_stays_as_written(tmp_path, db_path):
+    # An encyclopedia export in markdown: TeX quotes and cleanup tags, no links, no code.
+    text = ("# The Glory of Love\n\n"
+            "``The Glory of Love'' is a song written by Billy Hill, first recorded by Benny Goodman in 1936. "
+            "There is a widespread view[vague][who?] that the song was a hit, and the band called it "
+            "``a standard''.\n")
+    _, texts = _stored(tmp_path, db_path, text)
+    body = " ".join(texts)
+    assert "``The Glory of Love'' is a song" in body
+    assert "widespread view[vague][who?] that" in body and "``a standard''" in body

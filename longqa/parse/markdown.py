@@ -10,7 +10,7 @@ from pathlib import Path
 from longqa.parse.blocks import Block, ParsedDocument
 from longqa.parse.decode import read_text
 from longqa.parse.doc_title import generic_heading, name_line
-from longqa.parse.markdown_inline import definitions, drop_definitions, render
+from longqa.parse.markdown_inline import definitions, drop_definitions, render, tex_quotes
 from longqa.parse.text import Wrap, paragraphs
 
 # The closing run of "#"s is stripped in code: a lazy group before "[ \t#]*$" backtracks
@@ -26,11 +26,11 @@ def markdown_blocks(text: str, page: int = 1) -> list[Block]:
     in_fence = False
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     wrap = Wrap.of(text)
-    labels = definitions(text)
+    labels, quotes = definitions(text), tex_quotes(text)
 
     def flush() -> None:
         written = drop_definitions("\n".join(buffer))
-        blocks.extend(Block(text=shown, page=page) for p in paragraphs(written, wrap) if (shown := render(p, labels).strip()))
+        blocks.extend(Block(text=shown, page=page) for p in paragraphs(written, wrap) if (shown := render(p, labels, quotes).strip()))
         buffer.clear()
 
     for line in text.split("\n"):
@@ -52,11 +52,11 @@ def markdown_blocks(text: str, page: int = 1) -> list[Block]:
             flush()
             rest = atx.group(2)
             title = rest.rstrip(" \t#") or rest[:1]  # "# ###" is titled "#"
-            blocks.append(Block(text=render(title, labels).strip() or title.strip(), page=page, heading=len(atx.group(1))))
+            blocks.append(Block(text=render(title, labels, quotes).strip() or title.strip(), page=page, heading=len(atx.group(1))))
         elif setext and buffer and buffer[-1].strip() and (len(buffer) == 1 or not buffer[-2].strip()):
             title = buffer.pop().strip()
             flush()
-            blocks.append(Block(text=render(title, labels).strip() or title, page=page,
+            blocks.append(Block(text=render(title, labels, quotes).strip() or title, page=page,
                                 heading=1 if setext.group(1)[0] == "=" else 2))
         else:
             buffer.append(line)

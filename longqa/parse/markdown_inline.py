@@ -16,6 +16,7 @@ DEFINITION = re.compile(r"^ {0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*\S+(?:[ \t]+(?:\"
                         re.MULTILINE)
 COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_TEX_QUOTE = re.compile(r"``[^`\n]{1,300}?''")
 _HELD = re.compile("\ue000(\\d+)\ue001")  # a code span set aside, by its number
 _IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
 _INLINE_LINK = re.compile(r"\[([^\[\]]+)\]\(<?[^()\s<>]*(?:\([^()\s]*\))?[^()\s<>]*>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
@@ -43,9 +44,16 @@ def drop_definitions(text: str) -> str:
     return DEFINITION.sub("", COMMENT.sub("", text))
 
 
-def render(text: str, labels: set[str] = frozenset()) -> str:
-    """`text` as a reader sees it; a bracketed word alone ("[pending]") is a link only where one
-    of `labels` defines it."""
+def tex_quotes(text: str) -> bool:
+    """Whether the text quotes as TeX does, ``so'' (text exported from an encyclopedia): then its
+    backticks are quotation marks, not code spans, and stay as written."""
+    opened = text.count("``")
+    return opened > 0 and len(_TEX_QUOTE.findall(text)) >= opened / 2
+
+
+def render(text: str, labels: set[str] = frozenset(), quotes: bool = False) -> str:
+    """`text` as a reader sees it; a reference link ("[pending]", "[text][label]") is one only
+    where one of `labels` defines it; with `quotes` (see tex_quotes) backticks are left alone."""
     held: list[str] = []
 
     def hold(match: re.Match) -> str:
@@ -55,11 +63,15 @@ def render(text: str, labels: set[str] = frozenset()) -> str:
         held.append(body.replace("\n", " "))
         return f"\ue000{len(held) - 1}\ue001"
 
-    text = _CODE.sub(hold, text)
+    if not quotes:
+        text = _CODE.sub(hold, text)
     text = _ANCHOR.sub("", text)
     text = _IMAGE.sub(r"\1", text)
     text = _INLINE_LINK.sub(r"\1", text)
-    text = _REFERENCE_LINK.sub(r"\1", text)  # "[text][label]", "[text][]": the text, defined or not
+    # "[text][label]", "[text][]": the text, where a definition names the label ("[vague][who?]"
+    # in a copied encyclopedia page is no link).
+    text = _REFERENCE_LINK.sub(lambda m: m.group(1) if _label(_restored(m.group(2) or m.group(1), held)) in labels
+                               else m.group(0), text)
     text = _SHORTCUT.sub(lambda m: m.group(1) if _label(_restored(m.group(1), held)) in labels else m.group(0), text)
     text = _AUTOLINK.sub(r"\1", text)
     text = _BULLET.sub("\\1•", text)
