@@ -28,7 +28,7 @@ class Variable:
         return os.environ.get(self.name, "")
 
 
-MODEL_FILE = "a missing or unusable model file: a one-line error naming it, exit 1"
+MODEL_FILE = "a missing or unusable model file, or no such profile: a one-line error naming it, exit 1"
 SERVER = "not an http(s) URL, or no server there: a one-line error naming it, exit 1"
 
 DATA_HOME = Variable("LONGQA_HOME", "Folder for longqa's files (the default store, models).",
@@ -40,15 +40,16 @@ DB = Variable("LONGQA_DB", "The store every command but `eval` uses when `-d/--d
 SETTINGS = Variable("LONGQA_SETTINGS", "TOML file of ask settings used when `--settings` is not given "
                     "(docs/settings.md).", "none: the built-in settings",
                     "a missing or malformed file is a one-line error naming it, exit 2")
-MODEL = Variable("LONGQA_MODEL", "Default of `-m/--model`: the generator GGUF (with `--llm-url`, the "
-                 "server's model id).", "the embedded gemma-3-270m", MODEL_FILE)
+MODEL = Variable("LONGQA_MODEL", "Default of `-m/--model`: a generator profile's name (`longqa models` lists "
+                 "them) or a GGUF file (with `--llm-url`, the server's model id).", "the default profile",
+                 MODEL_FILE)
 EMBED_MODEL = Variable("LONGQA_EMBED_MODEL", "Default of `--embed-model`: the embedding GGUF.",
                        "the embedded all-MiniLM-L6-v2", MODEL_FILE)
 LLM_URL = Variable("LONGQA_LLM_URL", "Default of `--llm-url`: an OpenAI-compatible server for generation.",
                    "none: the local model", SERVER)
 EMBED_URL = Variable("LONGQA_EMBED_URL", "Default of `--embed-url`: an OpenAI-compatible server for "
                      "embeddings.", "none: the local embedder", SERVER)
-LLM_API_KEY = Variable("LONGQA_LLM_API_KEY", "Sent as the bearer token to a named server.", "none: no key sent")
+LLM_API_KEY = Variable("LONGQA_LLM_API_KEY", "Sent as the bearer token to a named server; a user and password in the server's URL are sent as basic auth instead, to that server only, and never shown.", "none: no key sent")
 LLM_TIMEOUT = Variable("LONGQA_LLM_TIMEOUT", "Seconds all calls to a named server may take for one question.",
                        "30", "not a positive number: a one-line error, exit 1")
 LLM_PARALLEL = Variable("LONGQA_LLM_PARALLEL", "Requests sent to a named server at once when it scores "

@@ -90,10 +90,10 @@ def ask(
     doc_ids = [resolve(store, ref)["id"] for ref in doc] if doc else None
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)
     embed_url = option_value(embed_url)
-    settings = settings_from(assignments, settings_file)
     given = {"confidence": confidence, "patience": patience, "max_nodes": max_nodes, "max_seconds": max_seconds,
              "router": router, "search": search}  # the search options named on the command line win
-    settings = settings.but(search=settings.search.but(**{k: v for k, v in given.items() if v is not None}))
+    # ... checked as --set and a settings file are (a range, a choice; NaN is no number)
+    settings = settings_from(assignments, settings_file, options={f"search.{k}": v for k, v in given.items()})
     with _server_deadline(llm_url or embed_url):
         needs_generator = not (context_only and no_analysis)
         # Loaded only when a step calls it: --context-only on a question the rules analyse loads none.

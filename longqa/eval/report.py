@@ -63,8 +63,11 @@ def machine() -> dict:
 
 
 def command_line() -> str:
-    """The command as typed, for the report: a run is only comparable with its flags."""
-    return shlex.join(["longqa", *sys.argv[1:]])
+    """The command as typed, for the report: a run is only comparable with its flags (a server
+    URL's user name and password shown as ***)."""
+    from longqa.models.http import redact_url
+
+    return shlex.join(["longqa", *(redact_url(arg) for arg in sys.argv[1:])])
 
 
 def load_average() -> list[float] | None:

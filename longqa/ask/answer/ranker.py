@@ -22,7 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from longqa.ask.answer.candidates import Candidate
-from longqa.linear import Stage, confidence_inputs, sigmoid, stage_from
+from longqa.linear import MAX_WEIGHTS_BYTES, Stage, confidence_inputs, sigmoid, stage_from
+from longqa.models.regular_file import read_regular
 from longqa.errors import LongqaError
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker.json")
@@ -81,6 +82,7 @@ def load(path: Path = WEIGHTS_FILE) -> Ranker:
     """The shipped ranker, or another weights file (read once per process); a file that cannot be
     read as one is a one-line error naming it."""
     try:
-        return from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        # Read as any weights file is: a regular file of bounded size, never a pipe (models/regular_file.py).
+        return from_dict(json.loads(read_regular(Path(path), MAX_WEIGHTS_BYTES).decode("utf-8")))
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise LongqaError(f"{path}: not an answer ranker weights file ({type(exc).__name__}: {exc})") from None
