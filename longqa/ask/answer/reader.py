@@ -62,10 +62,9 @@ def parse(raw: str, yesno: bool = False) -> Reply:
     core = text.strip(_EDGE)
     unknown = not core or core.casefold().rstrip(".") == prompts.READER_UNKNOWN
     verdict = None
-    if yesno and not unknown:
+    if yesno and not unknown:  # a reply that is no verdict is an answer to prove like any other
         found = _VERDICT.match(core)
         verdict = found.group(1).capitalize() if found else None
-        unknown = verdict is None
     return Reply(raw, core, cited, unknown, verdict)
 
 
