@@ -18,7 +18,7 @@ from longqa.structure.numbering import toc_pages, toc_row_page
 from longqa.structure.tree import Heading
 
 # Dot leaders then a page number (arabic or roman): "Priorities . . . . 11", "Scope.........iv".
-_LEADER_END = re.compile(r"(?:(?:\.\s?){4,}|…{2,})\s*(?P<page>\d{1,4}|[ivxlc]{1,7})\s*$", re.IGNORECASE)
+LEADER_END = re.compile(r"(?:(?:\.\s?){4,}|…{2,})\s*(?P<page>\d{1,4}|[ivxlc]{1,7})\s*$", re.IGNORECASE)
 MIN_CONTENTS_LINES = 4
 # An index entry: a term (a command's name too), then page numbers and ranges, after dot leaders
 # or not ("valves, 12, 48-51", "Priorities 11, 23", "\\seq_new:N . . . . 39, 40").
@@ -102,7 +102,7 @@ def _leader_runs(doc: ParsedDocument) -> set[tuple[int, int]]:
     run = 0
     for number, block in enumerate(doc.blocks):
         for row, line in enumerate(block.text.split("\n")):
-            match = _LEADER_END.search(line.strip()) if any(ch.isalpha() for ch in line) else None
+            match = LEADER_END.search(line.strip()) if any(ch.isalpha() for ch in line) else None
             if match is None:
                 run += 1 if line.strip() and doc.format != "pdf" else 0
                 continue

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from longqa.parse.blocks import ParsedDocument
 from longqa.parse.doc_title import name_line
+from longqa.structure.contents import LEADER_END
 from longqa.structure.tree import Heading
 from longqa.text import sentences
 
@@ -26,6 +27,7 @@ OPENING_SHARE = 0.25  # a numbered run that starts within this share of the bloc
 MIN_CLAUSES = 3
 FRAME_SHARE = 0.5
 CLAUSE_TITLE_CHARS = 60
+CONTENTS_DISTINCT = 0.8  # share of a contents list's titles that differ from each other
 MAX_QUESTION_CHARS = 2 * MAX_HEADING_CHARS  # a numbered question heads its answer up to this length
 
 
@@ -166,15 +168,18 @@ def _sequence(doc: ParsedDocument) -> set[int]:
             numbered.append((index, tuple(int(part) for part in match.group("dotted").split("."))))
     taken: set[int] = set()
     last: tuple[int, ...] = ()
-    seen: set[tuple[int, ...]] = set()
+    seen: dict[tuple[int, ...], str] = {}  # numbers taken, with their titles
     for position, (index, number) in enumerate(numbered):
-        if number[0] <= 1 and number in seen and number != last and not any(number[1:]):
+        if number[0] <= 1 and number != last and not any(number[1:]) and _listed(seen, number, doc.blocks[index].text):
             last = ()  # the text starts over where its contents list, which ran through these numbers, ends
-        # The level where the number moves on from the last; the levels below it open at 0 or 1
-        # ("1.0 General Concepts" opens chapter 1), whether or not a heading titles their parents:
-        # "6.6.1" may follow "6.5", and "2.0" follow "1.13".
+        # The level where the number moves on from the last. Below it, under a parent the last
+        # shares, levels open at 0 or 1 whether or not a heading titles the parent ("6.6.1" may
+        # follow "6.5"); a new top-level part may be numbered as its own first subsection ("2.0
+        # Ports" after "1.13", "1.0 General Concepts" first), but "1.1" alone opens no sequence:
+        # a contract's definitions are numbered so under an untitled article.
         level = next((k for k, part in enumerate(number) if k >= len(last) or part != last[k]), len(number))
-        if level == len(number) or any(part > 1 for part in number[level + 1:]):
+        deeper = number[level + 1:]
+        if level == len(number) or any(part > (1 if level else 0) for part in deeper):
             continue
         if level < len(last):  # a number or two may be missed (set in a box, a heading of its own)
             expected = range(last[level] + 1, last[level] + 2 + MAX_SKIPPED)
@@ -184,9 +189,24 @@ def _sequence(doc: ParsedDocument) -> set[int]:
             expected, ahead = range(0, 2), False
         if number[level] in expected or ahead:
             taken.add(index)
-            seen.add(number)
+            seen[number] = _entry_title(doc.blocks[index].text)
             last = number
     return taken if len(taken) >= 2 else set()
+
+
+def _entry_title(text: str) -> str:
+    """A numbered line's title as a contents list and the heading both give it: no number, no dot
+    leaders or page number, case and spacing aside."""
+    number = NUMBERED.match(text)
+    title = LEADER_END.sub("", text[number.end() if number else 0:].split("\n")[0])
+    return " ".join(title.split()).rstrip(" .").casefold()
+
+
+def _listed(seen: dict[tuple[int, ...], str], number: tuple[int, ...], text: str) -> bool:
+    """Whether `number` opens the text again after a contents list named it: the list gave the
+    same title, and its titles are distinct (a list that repeats one line is no contents list)."""
+    titles = list(seen.values())
+    return seen.get(number) == _entry_title(text) != "" and len(set(titles)) >= CONTENTS_DISTINCT * len(titles)
 
 
 def _goes_on(number: tuple[int, ...], following: tuple[int, ...]) -> bool:
@@ -254,10 +274,12 @@ def _clauses(doc: ParsedDocument, numbered: set[int]) -> set[int]:
     at least half of the top-level numbers in sequence, the blocks from the first to the last
     holding at least FRAME_SHARE of the text, so that they divide the document. A numbered list
     inside a longer text (the conditions of a renewal, the steps of a procedure) stays its text,
-    as do page numbers and the text a page break cut ("4 shall secure ...")."""
+    as do page numbers, the text a page break cut ("4 shall secure ...") and a contents list's
+    entries (dot leaders and a page number), which a body that starts its numbers over joins to
+    the sequence."""
     top = sorted(index for index in numbered if "." not in NUMBERED.match(doc.blocks[index].text).group("dotted"))
     clauses = [index for index in top if len(text := doc.blocks[index].text.strip()) > MAX_HEADING_CHARS
-               and _CLAUSE.match(text) and not _run_in_title(text)]
+               and _CLAUSE.match(text) and not _run_in_title(text) and not LEADER_END.search(text)]
     sizes = [len(block.text) for block in doc.blocks]
     if len(clauses) < max(MIN_CLAUSES, len(top) / 2) or sum(
             sizes[clauses[0]:clauses[-1] + 1]) < FRAME_SHARE * sum(sizes):
