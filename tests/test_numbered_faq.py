@@ -57,3 +57,20 @@ def test_every_numbered_heading_of_a_faq_opens_a_section(tmp_path):
             assert any(ANSWER[:40] in " ".join(child.text.split()) for child in node.children if child.is_leaf), number
     # Depth follows the numbering, whether or not a heading titles the parent.
     assert titled["3.1.1 Maximum line length"].depth > titled["3. KNOWN LIMITATIONS"].depth
+
+
+def test_a_contracts_numbered_definitions_stay_text(tmp_path):
+    definitions = [f'1.{n} "{term}" means the {term.lower()} named in the schedule to this agreement, as amended.'
+                   for n, term in enumerate(["Affiliate", "Dollars", "Field", "Territory", "Product"], start=1)]
+    grants = [f"2.{n} {title}. The licensor grants the licensee the rights set out in this clause, subject to "
+              f"the terms of this agreement and to the payments it requires." for n, title in
+              enumerate(["Licence Grant", "Sublicences", "Retained Rights"], start=1)]
+    text = "\n\n".join(["LICENCE AGREEMENT", "ARTICLE 1 DEFINITIONS", *definitions, "ARTICLE 2 GRANT", *grants]) + "\n"
+    path = tmp_path / "agreement.txt"
+    path.write_text(text)
+    root, _ = structure_document(parse_file(path))
+    titles = [" ".join(node.title.split()) for node in sections(root)]
+    assert not any(title.startswith("1.") for title in titles), titles
+    body = " ".join(leaf.text for leaf in root.children[0].children if leaf.is_leaf) + " ".join(
+        leaf.text for node in sections(root) for leaf in node.children if leaf.is_leaf)
+    assert all(definition in body for definition in definitions)
