@@ -6,13 +6,21 @@ any PDF or HTML manuals fetched with bench/fetch_extraction_docs.sh.
                                                two PDF manuals under /usr/share/doc where present, and
                                                whatever bench/fetch_extraction_docs.sh left in .bench-docs/)
 
+Also, where this system has them, documents as a new user has them: manual pages printed as
+text by `man` (a shell's, a version control tool's, an archiver's), a JavaScript runtime's
+markdown API pages, and plain-text FAQs with numbered sections (gzipped ones are unpacked to a
+temporary folder first).
+
 Per document, with no model: parse and structure time; the share of the leaves' sentences (as the
 answer stage splits them) that are whole, i.e. open with a capital, digit, quote or list mark and
 end with sentence punctuation (a list item such as "(a) a copy of this License; and" counts as
 whole: it is a whole piece of its list); numbered sections found against the numbered section lines in the
 source text (plain text only); contents lines (dot leaders, or a section's title with or without a
 page number) and index lines left in the leaves;
-running heads left in the leaves (PDF only: the top and bottom lines of PyMuPDF's own page text
+markdown markup left in the leaves outside fenced code (link brackets, backticks, emphasis marks,
+link definitions, comments: what a quote would carry); numbered headings at every depth found
+against the distinct numbered heading lines of the source ("6.6.1. Maximum line length": plain
+text only); the document's title; running heads left in the leaves (PDF only: the top and bottom lines of PyMuPDF's own page text
 that recur, digits aside, atop or at the foot of three pages or more, found in the leaves more
 than once each); and the load average, since the machine may be shared.
 """
@@ -22,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -38,6 +47,17 @@ DEFAULTS = [Path("/usr/share/common-licenses") / name for name in (
     # the chapter and two indexes at the back, and a specification.
     Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf"), Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")]
 FETCHED = Path(__file__).resolve().parents[1] / ".bench-docs"
+# Documents as a new user has them, where present: gzipped FAQs, markdown API pages, manual pages.
+SYSTEM_FAQS = [Path("/usr/share/doc/sed/sedfaq.txt.gz"), Path("/usr/share/doc/lsof/00FAQ.gz"),
+               Path("/usr/share/doc/valgrind/FAQ.txt.gz")]
+API_PAGES = [Path("/usr/share/doc/nodejs/api") / name for name in ("child_process.md", "fs.md", "net.md")]
+MAN_PAGES = ["bash", "git-log", "tar"]
+# Markup a reader never sees: reference and inline link brackets, backticks, emphasis, comments.
+_MARKUP = re.compile(r"\]\[(?!,)|\]\(|`|\*\*|__|(?<![\w*])\*(?=[^\s*])[^*\n]+(?<=[^\s*])\*(?![\w*])|"
+                     r"(?<![\w_])_(?=[^\s_])[^_\n]+(?<=[^\s_])_(?![\w_])|<!--|^\[[^\]\n]+\]:", re.M)
+_FENCED = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1", re.M | re.S)
+# A numbered heading line of a plain text at any depth: "6.6.1. Maximum line length", "2.3 Scope".
+_HEADING_NUMBER = re.compile(r"^[ \t]{0,3}(\d{1,2}(?:\.\d{1,2})+)\.?[ \t]+[A-Z][^\n]{0,80}$", re.M)
 _NUMBERED_LINE = re.compile(r"^[ \t*]{0,8}(\d{1,2})\.\s+[A-Z]", re.M)  # "*  6. Disclaimer": a boxed section
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$", re.M)
 _INDEX = re.compile(r"^\\?[^\W\d_][^\n]{0,80}?[, ]\s*\d{1,4}(?:,\s*\d{1,4})+\s*$", re.M)
@@ -60,6 +80,44 @@ def numbered_in_source(path: Path) -> int:
         if expected is None and number in (0, 1) or number == expected:
             found += 1
             expected = number + 1
+    return found
+
+
+def markup_left(body: str) -> int:
+    """Characters of markdown markup in the leaves outside fenced code."""
+    return sum(len(match.group()) for match in _MARKUP.finditer(_FENCED.sub("", body)))
+
+
+def numbered_headings(path: Path, root) -> tuple[int, int]:
+    """(distinct heading numbers of two or more parts found as sections, distinct such numbers
+    the source text opens lines with): every depth, a contents list's copies counted once."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    written = {match.group(1) for match in _HEADING_NUMBER.finditer(text)}
+    found = {match.group(1) for node in sections(root) if (match := re.match(r"(\d{1,2}(?:\.\d{1,2})+)", node.title))}
+    return len(written & found), len(written)
+
+
+def system_documents(folder: Path) -> list[Path]:
+    """The FAQs unpacked, the API pages, and the manual pages printed as text into `folder`."""
+    import gzip
+    import shutil
+    import subprocess
+
+    found = []
+    for faq in SYSTEM_FAQS:
+        if faq.is_file():
+            target = folder / f"{faq.parent.name}-{faq.name.removesuffix('.gz')}"
+            target.write_bytes(gzip.decompress(faq.read_bytes()))
+            found.append(target)
+    found += [page for page in API_PAGES if page.is_file()]
+    if shutil.which("man") and shutil.which("col"):
+        for name in MAN_PAGES:
+            shown = subprocess.run(f"man {name} 2>/dev/null | col -b", shell=True, capture_output=True,
+                                   env={**os.environ, "MANWIDTH": "80"})
+            if shown.stdout.strip():
+                target = folder / f"man-{name}.txt"
+                target.write_bytes(shown.stdout)
+                found.append(target)
     return found
 
 
@@ -105,6 +163,9 @@ def measure(path: Path) -> dict:
         "contents_lines": len(_LEADER.findall(_CELL_BREAK.sub(" ", body))) + named_sections(root, body),
         "index_lines": len(_INDEX.findall(_CELL_BREAK.sub(" ", body))),
         "heads": running_heads(path, body),
+        "markup": markup_left(body) if doc.format == "markdown" else None,
+        "headings": numbered_headings(path, root) if doc.format == "text" else None,
+        "title": doc.title,
     }
 
 
@@ -166,17 +227,22 @@ def main() -> None:
     parser.add_argument("--focused", action="store_true",
                         help="also ask each licence its QUESTIONS and measure the focused sentences (embedder)")
     args = parser.parse_args()
+    scratch = tempfile.TemporaryDirectory()
     paths = args.paths or [p for p in DEFAULTS if p.is_file()] + sorted(
-        p for p in FETCHED.glob("*") if p.is_file() and p.name not in {d.name for d in DEFAULTS})
+        p for p in FETCHED.glob("*") if p.is_file() and p.name not in {d.name for d in DEFAULTS}) + system_documents(
+        Path(scratch.name))
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'document':28} {'format':8} {'structure':9} {'s':>6} {'sent':>5} {'whole':>6} {'sections':>9} "
-          f"{'contents':>8} {'index':>5} {'heads':>5}")
+          f"{'contents':>8} {'index':>5} {'heads':>5} {'markup':>6} {'numbered':>9}  title")
     for path in paths:
         row = measure(path)
         found = f"{row['numbered']}/{row['numbered_in_text']}" if row["numbered_in_text"] is not None else str(row["numbered"])
+        headings = "-" if row["headings"] is None else "{}/{}".format(*row["headings"])
         print(f"{row['document'][:28]:28} {row['format']:8} {row['structure']:9} {row['seconds']:6.2f} "
               f"{row['sentences']:5} {row['whole']:6.3f} {found:>9} {row['contents_lines']:8} {row['index_lines']:5} "
-              f"{'-' if row['heads'] is None else row['heads']:>5}")
+              f"{'-' if row['heads'] is None else row['heads']:>5} {'-' if row['markup'] is None else row['markup']:>6} "
+              f"{headings:>9}  {row['title'][:40]}")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.focused:
         print("\nfocused sentences over each licence's questions (QUESTIONS), whole share:")
         for path in paths:
