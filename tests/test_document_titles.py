@@ -36,6 +36,13 @@ def test_man_page_pdf_is_titled_by_its_name_line(tmp_path, db_path):
     assert parse_file(man_page_pdf(tmp_path / "referred.pdf", title="tar(1)")).title == "tar - an archiving utility"
 
 
+def test_man_page_printed_in_one_font_is_titled_by_its_name_line(tmp_path):
+    # Printed as plain text: the heading and its line share the body's font and run together.
+    page = [P("NAME\n      tar - an archiving utility"), P("SYNOPSIS\n      tar [OPTION...] [FILE]..."), P(MAN_BODY)]
+    path = make_pdf(tmp_path / "tar.pdf", [page])
+    assert parse_file(path).title == "tar - an archiving utility"
+
+
 def test_pdf_title_skips_generic_section_names(tmp_path):
     page = [H("Alpine Bird Survey", 16), H("Introduction", 16),
             P("The survey counted the birds of three valleys over two summers. " * 4)]

@@ -40,6 +40,8 @@ def name_line(blocks: list[Block], within: int = 12) -> str | None:
     with the line (a page saved as text) or stand in a block of its own (a PDF, a web page)."""
     for index, block in enumerate(blocks[:within]):
         lines = [line for line in block.text.split("\n") if line.strip()]
+        if lines and lines[0].startswith("NAME ") and len(lines[0]) > len("NAME "):
+            lines = ["NAME", lines[0][len("NAME "):]]  # set in the body's font, the heading runs into its line
         if not lines or lines[0].strip().casefold() != "name":
             continue
         if len(lines) == 1 and index + 1 < len(blocks):
