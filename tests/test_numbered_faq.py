@@ -74,3 +74,15 @@ def test_a_contracts_numbered_definitions_stay_text(tmp_path):
     body = " ".join(leaf.text for leaf in root.children[0].children if leaf.is_leaf) + " ".join(
         leaf.text for node in sections(root) for leaf in node.children if leaf.is_leaf)
     assert all(definition in body for definition in definitions)
+
+
+def test_a_contracts_clauses_numbered_from_zero_stay_paragraphs(tmp_path):
+    clause = ("The distributor shall keep the records this agreement requires and shall make them available "
+              "to the supplier on request during the term and for two years after it.")
+    parts = ["DISTRIBUTOR AGREEMENT"]
+    for n, title in enumerate(["DEFINITIONS", "SCOPE", "APPOINTMENT", "ORDERS"], start=1):
+        parts += [f"{n}.0 {title}. {n}.1 {clause}", f"{n}.2 {clause}"]
+    path = tmp_path / "distributor.txt"
+    path.write_text("\n\n".join(parts) + "\n")
+    root, _ = structure_document(parse_file(path))
+    assert not [node.title for node in sections(root) if node.title[:1].isdigit()]

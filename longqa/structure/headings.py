@@ -174,12 +174,14 @@ def _sequence(doc: ParsedDocument) -> set[int]:
             last = ()  # the text starts over where its contents list, which ran through these numbers, ends
         # The level where the number moves on from the last. Below it, under a parent the last
         # shares, levels open at 0 or 1 whether or not a heading titles the parent ("6.6.1" may
-        # follow "6.5"); a new top-level part may be numbered as its own first subsection ("2.0
-        # Ports" after "1.13", "1.0 General Concepts" first), but "1.1" alone opens no sequence:
-        # a contract's definitions are numbered so under an untitled article.
+        # follow "6.5"); a new top-level part may be numbered as its own first subsection on a
+        # heading's line of its own ("2.0 Ports" after "1.13", "1.0 General Concepts" first), but
+        # "1.1" alone opens no sequence (a contract's definitions are numbered so under an
+        # untitled article), nor does a clause's paragraph ("2.0 SCOPE. This Agreement ...").
         level = next((k for k, part in enumerate(number) if k >= len(last) or part != last[k]), len(number))
         deeper = number[level + 1:]
-        if level == len(number) or any(part > (1 if level else 0) for part in deeper):
+        if level == len(number) or any(part > (1 if level else 0) for part in deeper) or deeper and not level and (
+                len(doc.blocks[index].text) > MAX_HEADING_CHARS or "\n" in doc.blocks[index].text.strip()):
             continue
         if level < len(last):  # a number or two may be missed (set in a box, a heading of its own)
             expected = range(last[level] + 1, last[level] + 2 + MAX_SKIPPED)
