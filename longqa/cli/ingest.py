@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.text import Text
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, interactive, print_json
 from longqa.config import Limits
@@ -102,17 +102,17 @@ def ingest(
     for result in failed:  # on stderr with --json too: stdout keeps its one JSON document
         err.print(failure_line(result), markup=False, highlight=False)
     stopped: LongqaError | None = None
-    with _progress(show_progress, len(files)) as progress:
-        task = progress.add_task("ingest", total=len(files), rate="", unit="files")
-        pages_done, started = 0, time.perf_counter()
+    with _progress(show_progress) as progress:
+        tally = {"pages": 0, "worked": 0, "worked_seconds": 0.0}  # what the columns below show
+        task = progress.add_task("ingest", total=len(files), unit="files", **tally)
 
-        def count_pages(pages: int) -> None:
-            nonlocal pages_done
-            pages_done += pages
+        def count_pages(pages: int) -> None:  # as each file is parsed, before its embedding
+            tally["pages"] += pages
+            progress.update(task, **tally)
 
         ingestor.on_pages = count_pages
         if ingestor.graph is not None:  # a second bar: the graph's input tokens, with its own ETA
-            graph_task = progress.add_task("  graph", total=None, rate="", unit="tokens", visible=False)
+            graph_task = progress.add_task("  graph", total=None, unit="tokens", visible=False)
 
             def graph_progress(done: int, expected: int) -> None:
                 progress.update(graph_task, completed=done, total=expected, visible=done < expected)
@@ -146,8 +146,10 @@ def ingest(
                     f"{report.model_calls} model calls, {report.seconds:.1f} s)",
                     markup=False, highlight=False,
                 )
-            elapsed = max(time.perf_counter() - started, 1e-6)
-            progress.update(task, advance=1, rate=f"{pages_done / elapsed:.0f} pages/s")
+            if not _already_done(result):
+                tally["worked"] += 1
+                tally["worked_seconds"] += result.seconds
+            progress.update(task, advance=1, **tally)
     n_failed = sum(1 for r in results if r.status == "failed")
     if as_json:
         print_json({"documents": [r.as_dict() for r in results], "failed": n_failed})
@@ -196,14 +198,68 @@ def _short(path: Path) -> str:
     return name if len(name) <= 40 else name[:37] + "..."
 
 
-def _progress(enabled: bool, total: int) -> Progress:
+def _already_done(result: IngestResult) -> bool:
+    """Stored by an earlier run, nothing left to do: such files take no time, so they do not count
+    toward the time a file takes (a resumed batch skips its first files in a blink)."""
+    return result.status == "skipped" and not result.embedded and result.graph != "built"
+
+
+def eta_seconds(remaining: int, worked: int, worked_seconds: float) -> float | None:
+    """Time left for `remaining` files at the mean time of the files this run had to work on;
+    None before the first of them is done."""
+    if remaining <= 0:
+        return 0.0
+    if worked <= 0:
+        return None
+    return remaining * worked_seconds / worked
+
+
+def clock(seconds: float | None) -> str:
+    """h:mm:ss, or -:--:-- when not known yet."""
+    if seconds is None:
+        return "-:--:--"
+    whole = int(seconds + 0.5)
+    return f"{whole // 3600}:{whole % 3600 // 60:02}:{whole % 60:02}"
+
+
+def pages_text(pages: int, elapsed: float | None) -> str:
+    """Pages parsed by this run and their rate over its whole time so far."""
+    rate = pages / elapsed if elapsed else 0.0
+    shown_rate = f"{rate:.1f}" if rate < 10 else f"{rate:.0f}"
+    return f"{pages:,} pages  {shown_rate} pages/s"
+
+
+class _PagesColumn(ProgressColumn):
+    """The batch's pages and pages/s (blank on the graph's bar), recomputed at each refresh."""
+
+    def render(self, task: Task) -> Text:
+        if "pages" not in task.fields:
+            return Text("")
+        return Text(pages_text(task.fields["pages"], task.elapsed), style="progress.data.speed")
+
+
+class _EtaColumn(ProgressColumn):
+    """The batch's ETA from the files this run worked on (see eta_seconds); the graph's bar
+    keeps rich's estimate from its tokens."""
+
+    def render(self, task: Task) -> Text:
+        if "worked" in task.fields:
+            remaining = int((task.total or 0) - task.completed)
+            eta = eta_seconds(remaining, task.fields["worked"], task.fields["worked_seconds"])
+        else:
+            eta = task.time_remaining
+        return Text(f"ETA {clock(eta)}", style="progress.remaining")
+
+
+def _progress(enabled: bool) -> Progress:
+    """One line for the batch: current file, bar, files done/total, pages, pages/s, ETA."""
     return Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # a file name is not markup
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[unit]}"),
-        TextColumn("{task.fields[rate]}"),
-        TimeRemainingColumn(),
+        _PagesColumn(),
+        _EtaColumn(),
         console=console_err(),
         disable=not enabled,
         transient=True,
