@@ -77,7 +77,20 @@ def test_text_man_page_files_list_keeps_each_path_with_its_description(tmp_path)
 def test_html_definition_list_term_and_description_are_one_block(tmp_path):
     items = "".join(f"<dt>{term}</dt><dd><p>{text}.</p><p>Read once per shell.</p></dd>" for term, text in FILES)
     path = tmp_path / "bash.html"
-    path.write_text(f"<html><body><h2>FILES</h2><p>{INTRO}</p><dl>{items}</dl><p>{INTRO}</p></body></html>")
+    path.write_text(f"<html><body><h2>FILES</h2><p>{INTRO}</p><dl>{items}</dl><p>{INTRO}</p>"
+                    "<dl><dt>Bibliography</dt></dl><ul><li>Ramey, C. The shell's manual, 2022.</li></ul></body></html>")
     blocks = parse_file(path).blocks
     _assert_units(blocks)
     assert sum(b.text == "Read once per shell." for b in blocks) == len(FILES)
+    # A term with no description of its own is not joined to the list after it.
+    assert "Ramey, C. The shell's manual, 2022." in [b.text for b in blocks]
+
+
+def test_verse_and_indented_paragraphs_are_no_definition_list(tmp_path):
+    stanza = ("  Savior, like a shepherd, lead us,\n    Much we need Thy tender care,\n"
+              "  In Thy pleasant pastures feed us,\n    For our use Thy folds prepare.\n")
+    prose = textwrap.fill(INTRO + " " + INTRO, 72)
+    path = tmp_path / "hymns.txt"
+    path.write_text(f"{prose}\n\n{stanza}\n{prose}\n")
+    texts = [b.text for b in parse_file(path).blocks]
+    assert any("lead us," in t and "folds prepare." in t for t in texts), texts

@@ -60,6 +60,8 @@ def tagged_blocks(text: str, page: int = 1) -> list[Block]:
     dropped_tag = ""  # inside <script>, <style>, ... until its end tag
     preformatted = False  # inside <pre>
     terms: set[int] = set()  # the blocks that are a definition list's terms
+    descriptions: set[int] = set()  # ... and those that describe one (inside a <dd>)
+    described = False  # inside a <dd>
 
     def flush() -> None:
         nonlocal heading
@@ -136,24 +138,26 @@ def tagged_blocks(text: str, page: int = 1) -> list[Block]:
             flush()
             if name == "pre":
                 preformatted = not closing
-            if name == "dt" and closing and len(blocks) > before:
-                terms.add(len(blocks) - 1)
+            if len(blocks) > before and (name == "dt" and closing or described):
+                (terms if name == "dt" and closing else descriptions).add(len(blocks) - 1)
+            if name == "dd":
+                described = not closing
         # any other tag (<a>, <b>, <span>) is inline: dropped, the words either side joined as written
     if not dropped_tag:
         words.append(text[position:])
     if tables and not all(tables):
         end_table()
     flush()
-    return with_descriptions(blocks, terms)
+    return with_descriptions(blocks, terms, descriptions)
 
 
-def with_descriptions(blocks: list[Block], terms: set[int]) -> list[Block]:
+def with_descriptions(blocks: list[Block], terms: set[int], descriptions: set[int]) -> list[Block]:
     """A definition list's term (<dt>) and the first paragraph of its description as one block,
     term on its own line: a description read without its term ("Continue listing the history of
     a file") no longer says what it describes."""
     out: list[Block] = []
     for index, block in enumerate(blocks):
-        if index - 1 in terms and index not in terms and block.heading is None and not block.table and out:
+        if index - 1 in terms and index in descriptions and block.heading is None and not block.table and out:
             out[-1] = Block(text=f"{out[-1].text}\n{block.text}", page=block.page)
         else:
             out.append(block)

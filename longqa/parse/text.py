@@ -31,6 +31,8 @@ _RULE = re.compile(r"^\s*([-=_*~#+]\s*){3,}$")
 # A line of a boxed notice ("*  6. Disclaimer of Warranty    *"): its text is the line's inside.
 _FRAMED = re.compile(r"^[ \t]*\*(?=[ \t])(.*?)[ \t]\*[ \t]*$", re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+# A line that ends a sentence or a clause ("lead us,"): a verse's line or a paragraph's end, no term.
+_CLAUSE_END = re.compile(r"[.!?:;,][\"'”’)\]]*$")
 _WORD = re.compile(r"[^\W\d_]+")
 _HYPHENATED = re.compile(r"([^\W\d_]+)-$")
 
@@ -189,7 +191,7 @@ def unwrap(part: str, wrap: Wrap) -> list[tuple[str, int | None]]:
         else:
             kept[-1].append(line)
             prose = False
-        if kept[-1][0] is not line and _indent(line) > _indent(last) and not _SENTENCE_END.search(last.rstrip()):
+        if kept[-1][0] is not line and _indent(line) > _indent(last) and not _CLAUSE_END.search(last.rstrip()):
             terms.add(_indent(last))  # a term (or an item's first line) with its description under it
         last = line
     return [("\n".join(lines), marks.get(number)) for number, lines in enumerate(kept)]
@@ -211,9 +213,9 @@ def _next_item(terms: set[int], line: str, following: str) -> bool:
     """Whether `following` opens the next item of a list set with a hanging indent (a manual
     page's options or FILES: each term at one column, its description indented below it): it
     goes back from `line` to a column that `terms` holds, one where an earlier line of the
-    paragraph that ends no sentence had deeper lines under it (a paragraph's last line under the
-    indented first line of the next is no term). A term never runs on into the description
-    before it."""
+    paragraph that ends no sentence or clause had deeper lines under it (a paragraph's last line
+    under the indented first line of the next, a verse's line over its indented rhyme, is no
+    term). A term never runs on into the description before it."""
     return _indent(following) < _indent(line) and _indent(following) in terms
 
 
