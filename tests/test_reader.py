@@ -16,12 +16,18 @@ from tests.fakes import FakeReader
     (" 1,200 litres per minute [2].", "1,200 litres per minute", 2, False),
     ("unknown", "unknown", None, True),
     ("Unknown.", "Unknown", None, True),
-    ("", "", None, True),
+    ("", "", None, False),
+    ("[1] [3]", "", 3, False),
     ("every 18 months", "every 18 months", None, False),
 ])
 def test_a_reply_is_read_as_an_answer_and_the_passage_it_names(raw, answer, cited, unknown):
     reply = reader.parse(raw)
     assert (reply.answer, reply.cited, reply.unknown) == (answer, cited, unknown)
+
+
+def test_passage_numbers_alone_are_no_answer():
+    assert not reader.parse("[1] [3]").said and not reader.parse("").said
+    assert reader.parse("see [2] and [4]").answer == "see and"
 
 
 def test_a_yes_no_reply_gives_the_verdict_and_anything_else_is_no_verdict():

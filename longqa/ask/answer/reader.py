@@ -33,6 +33,7 @@ from longqa.ask.settings import in_effect
 from longqa.models.base import SCORES_OPTIONS, supports
 
 _CITED = re.compile(r"\s*[\[(](\d{1,3})[\])]\s*\.?\s*$")
+_REFERENCES = re.compile(r"\[\d{1,3}\]")  # passage numbers anywhere in a reply
 _VERDICT = re.compile(r"^(yes|no)\b[\s,.:;!-]*", re.I)
 # Characters a reply and a document may spell differently while saying the same.
 _SAME = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
@@ -49,23 +50,26 @@ class Reply:
     cited: int | None  # the passage number the reader named
     unknown: bool
     verdict: str | None = None  # "Yes" | "No" for a yes/no question
+    said: bool = True  # the reply holds an answer (not only passage numbers or punctuation)
     probability: float = 0.0  # the reader's own probability of the reply (per-token geometric mean)
 
 
 def parse(raw: str, yesno: bool = False) -> Reply:
-    """A reply's parts: "45 seconds [3]" -> ("45 seconds", 3); "No [2]" -> verdict No."""
+    """A reply's parts: "45 seconds [3]" -> ("45 seconds", 3); "No [2]" -> verdict No. Passage
+    numbers are never an answer: "[1] [3]" says which passages, not what they say (no answer)."""
     text = " ".join(raw.split())
     cited = None
     match = _CITED.search(text)
     if match:
         cited, text = int(match.group(1)), text[:match.start()]
-    core = text.strip(_EDGE)
-    unknown = not core or core.casefold().rstrip(".") == prompts.READER_UNKNOWN
+    core = _REFERENCES.sub(" ", text).strip(_EDGE)
+    core = " ".join(core.split())
+    unknown = core.casefold().rstrip(".") == prompts.READER_UNKNOWN
     verdict = None
     if yesno and not unknown:  # a reply that is no verdict is an answer to prove like any other
         found = _VERDICT.match(core)
         verdict = found.group(1).capitalize() if found else None
-    return Reply(raw, core, cited, unknown, verdict)
+    return Reply(raw, core, cited, unknown, verdict, said=any(char.isalnum() for char in core))
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -155,9 +159,9 @@ def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sente
         text, grounding = fallback("", True)
         grounding.unsure = True
         return text, grounding
-    proven = prove(reply, focused, context)
+    proven = prove(reply, focused, context) if reply.said else None
     if proven is None:  # never shown as found: the ranker picks among copied spans instead
-        return fallback(reply.answer, True)
+        return fallback(reply.answer if reply.said else "", True)
     sentence, start, end = proven
     _, grounding = fallback(reply.answer, False)  # the ranker's candidates: alternatives, --explain
     shown = sentence.text[start:end]
