@@ -392,7 +392,7 @@ class AnswerSettings:
     # -- the reader (a chat profile writes the answer; ask/answer/reader.py) --------------------------
     reader_focus_tokens: int = tunable(
         260, "tokens of best sentences a reader profile reads for a short answer (focus_tokens for the others)",
-        "tune-half runs of each reader at 260 and 520: see eval/README.md", low=16)
+        "not swept: focus_tokens' window, so the readers and the chooser read the same sentences", low=16)
     reader_tokens_out: int = tunable(24, "token cap of the reader's reply (an answer and its passage number)", SPOT,
                                      low=4)
     reader_sure: float = tunable(
