@@ -7,11 +7,14 @@ and both models are loaded and tried once.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from longqa import config
-from longqa.models import defaults
+from longqa.models import defaults, profiles
 from longqa.models.files import read_gguf_info
 from longqa.models.resolve import (
-    SOURCE_DEFAULT, SOURCE_FILE, SOURCE_SERVER, _local_path, file_identity, load_embedder, load_generator,
+    SOURCE_DEFAULT, SOURCE_FILE, SOURCE_PROFILE, SOURCE_SERVER, _local_path, file_identity, generator_profile,
+    load_embedder, load_generator, profile_name, profile_path,
 )
 
 
@@ -42,14 +45,18 @@ def describe_generator(model: str | None, llm_url: str | None, *, prepare: bool 
         if prepare:
             report["checked"] = _try_generator(generator)
         return report
-    if model:
+    profile = generator_profile(model)
+    if model and Path(model).expanduser().is_file():
         path = _local_path(model, "--model")
         report = {"source": SOURCE_FILE, "name": file_identity(path), **_file_fields(path, generator=True)}
-    else:
-        path = config.models_dir() / defaults.GENERATOR_FILE
+        if profile is not None:
+            report["profile"] = profile.name
+    else:  # a profile, by name or as the default
+        path = config.models_dir() / profile.file
         if prepare or path.is_file():
-            path = defaults.default_generator_path(verify=prepare)
-        report = {"source": SOURCE_DEFAULT, "name": defaults.GENERATOR_NAME}
+            path = profile_path(profile, verify=prepare)
+        report = {"source": SOURCE_DEFAULT if profile is profiles.DEFAULT else SOURCE_PROFILE,
+                  "name": profile_name(profile), "profile": profile.name}
         report.update(_file_fields(path, generator=True) if path.is_file() else _unprepared(path))
     if prepare:
         report["checked"] = _try_generator(load_generator(model, None))

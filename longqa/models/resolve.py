@@ -61,12 +61,18 @@ def generator_profile(model: str | None) -> profiles.Profile | None:
     return profiles.by_identity(file_identity(_local_path(model, "--model")))
 
 
-def _profile_path(profile: profiles.Profile) -> Path:
-    if profile is profiles.DEFAULT:
-        return default_generator_path()
+def profile_path(profile: profiles.Profile, *, verify: bool = False) -> Path:
+    """A profile's GGUF: gemma's own package assembles it; the others' chunk packages (packaged.py)."""
+    if profile is profiles.GEMMA_270M:
+        return default_generator_path(verify=verify)
     from longqa.models.packaged import assembled_path
 
-    return assembled_path(profile)
+    return assembled_path(profile, verify=verify)
+
+
+def profile_name(profile: profiles.Profile) -> str:
+    """The identity a profile's generator carries (cache keys, reports, measured decisions)."""
+    return GENERATOR_NAME if profile is profiles.GEMMA_270M else profile.stem
 
 
 def _local_path(value: str, option: str) -> Path:
@@ -101,7 +107,7 @@ def generator_identity(model: str | None = None, llm_url: str | None = None) -> 
         return {}
     profile = generator_profile(model)
     if profile is not None and (not model or not Path(model).expanduser().is_file()):
-        name = GENERATOR_NAME if profile is profiles.DEFAULT else profile.stem
+        name = profile_name(profile)
     else:
         name = file_identity(_local_path(model, "--model"))
     return {"name": name, "capabilities": LOCAL_GENERATOR_CAPABILITIES, "model_file": None, "profile": profile}
@@ -130,8 +136,8 @@ def _make_generator(model: str | None, llm_url: str | None, n_ctx: int | None):
         generator = LlamaGenerator(path, name=file_identity(path), n_ctx=n_ctx, profile=profile)
         generator.source = SOURCE_FILE
     else:
-        name = GENERATOR_NAME if profile is profiles.DEFAULT else profile.stem
-        generator = LlamaGenerator(_profile_path(profile), name=name, n_ctx=n_ctx, profile=profile)
+        name = profile_name(profile)
+        generator = LlamaGenerator(profile_path(profile), name=name, n_ctx=n_ctx, profile=profile)
         generator.source = SOURCE_DEFAULT if profile is profiles.DEFAULT else SOURCE_PROFILE
     return generator
 
