@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
 
 from longqa.errors import ModelError
-from longqa.models.threads import busy_elsewhere, choose_threads, cpu_threads, usable_cores
+from longqa.models.threads import (
+    busy_elsewhere, cgroup_cpu_quota, choose_threads, cores_within_quota, cpu_threads, usable_cores,
+)
 
 
 def test_free_cores_leave_at_least_one_thread():
@@ -41,3 +44,50 @@ def test_busy_processes_beside_us_take_cores_away(monkeypatch):
         for process in spinners:
             process.kill()
             process.wait()
+
+
+def test_a_cpu_quota_caps_the_cores():
+    assert cores_within_quota(16, None) == 16
+    assert cores_within_quota(16, 2.0) == 2
+    assert cores_within_quota(16, 1.5) == 1  # the half core would only be throttled
+    assert cores_within_quota(16, 0.5) == 1  # always one
+    assert cores_within_quota(2, 8.0) == 2
+    # Threads from the quota's cores, less those other work holds now.
+    assert choose_threads(cores_within_quota(16, 4.0), 1.0) == 3
+    assert choose_threads(cores_within_quota(16, 2.0), 2.6) == 1
+
+
+def cgroup_tree(tmp_path, files: dict[str, str]):
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_cgroup_v2_quota_is_the_tightest_on_the_way_up(tmp_path):
+    mount = tmp_path / "unified"
+    cgroup_tree(mount, {"cpu.max": "max 100000\n", "box/cpu.max": "400000 100000\n",
+                        "box/job/cpu.max": "max 100000\n", "box/job/task/cpu.max": "250000 100000\n",
+                        "other/cpu.max": "50000 100000\n"})
+    mountinfo = f"30 25 0:26 / {mount} rw,relatime shared:5 - cgroup2 cgroup2 rw\n"
+    assert cgroup_cpu_quota(mountinfo, "0::/box/job/task\n") == 2.5
+    assert cgroup_cpu_quota(mountinfo, "0::/box/job\n") == 4.0
+    assert cgroup_cpu_quota(mountinfo, "0::/\n") is None  # no limit at the root
+    assert cgroup_cpu_quota(mountinfo, "0::/gone\n") is None  # a cgroup we cannot read
+
+
+def test_cgroup_v1_quota_under_a_container_mount(tmp_path):
+    # The container's own cgroup mounted as the root of its view (root field /docker/abc).
+    mount = tmp_path / "cpu"
+    cgroup_tree(mount, {"cpu.cfs_quota_us": "150000\n", "cpu.cfs_period_us": "100000\n"})
+    mountinfo = (f"41 30 0:35 /docker/abc {mount} ro,nosuid - cgroup cgroup rw,cpu,cpuacct\n"
+                 f"42 30 0:36 / {tmp_path / 'memory'} ro - cgroup cgroup rw,memory\n")
+    assert cgroup_cpu_quota(mountinfo, "4:cpu,cpuacct:/docker/abc\n3:memory:/docker/abc\n") == 1.5
+    (mount / "cpu.cfs_quota_us").write_text("-1\n")  # no quota
+    assert cgroup_cpu_quota(mountinfo, "4:cpu,cpuacct:/docker/abc\n") is None
+    assert cgroup_cpu_quota(mountinfo, "4:cpu,cpuacct:/elsewhere\n") is None  # not under this mount
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this platform")
+def test_this_machine_usable_cores_within_affinity():
+    assert 1 <= usable_cores() <= max(len(os.sched_getaffinity(0)), 1)

@@ -6,13 +6,19 @@ development machine `ask --context-only` took 15.5 s with 2 threads beside three
 and 3.3 s with one). So the count is taken from the processes runnable right now, sampled from
 /proc/loadavg a few times over ~20 ms (the 1-minute load average lags by a minute: it would keep
 a freshly idle machine at one thread and miss work that just started). $LONGQA_THREADS overrides.
+
+The cores counted are those this process may use: its CPU affinity, and a container's CPU quota
+(cgroup v2 cpu.max, v1 cpu.cfs_quota_us), which affinity does not show: a container limited to 2
+CPUs of a 16-core host sees 16 in its affinity, and 16 threads there only wait for their turn.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
+from pathlib import Path
 
 from longqa import environment
 
@@ -21,11 +27,83 @@ SAMPLE_GAP_S = 0.004
 
 
 def usable_cores() -> int:
-    """Cores this process may run on (affinity and container CPU sets respected)."""
+    """Cores this process may run on: its affinity (container CPU sets included), capped by a
+    CPU quota on its cgroup."""
     try:
-        return max(len(os.sched_getaffinity(0)), 1)
+        cores = max(len(os.sched_getaffinity(0)), 1)
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    return cores_within_quota(cores, cgroup_cpu_quota())
+
+
+def cores_within_quota(cores: int, quota: float | None) -> int:
+    """At most the whole cores a quota of `quota` CPUs pays for (at least one): a thread past the
+    quota is throttled, and llama.cpp's other threads wait for it."""
+    if quota is None:
+        return cores
+    return max(1, min(cores, math.floor(quota + 1e-9)))
+
+
+def cgroup_cpu_quota(mountinfo: str | None = None, cgroups: str | None = None) -> float | None:
+    """The tightest CPU quota, in CPUs, on this process's cgroup and its parents (cgroup v2
+    cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us); None without one, or off Linux.
+    `mountinfo` and `cgroups` are the texts of /proc/self/mountinfo and /proc/self/cgroup."""
+    try:
+        mountinfo = mountinfo if mountinfo is not None else Path("/proc/self/mountinfo").read_text()
+        cgroups = cgroups if cgroups is not None else Path("/proc/self/cgroup").read_text()
+    except OSError:
+        return None
+    v2_path, v1_path = None, None
+    for line in cgroups.splitlines():  # "0::/path" (v2), "4:cpu,cpuacct:/path" (v1)
+        parts = line.split(":", 2)
+        if len(parts) == 3 and parts[0] == "0" and parts[1] == "":
+            v2_path = parts[2]
+        elif len(parts) == 3 and "cpu" in parts[1].split(","):
+            v1_path = parts[2]
+    quotas = []
+    for line in mountinfo.splitlines():
+        fields, _, tail = line.partition(" - ")
+        fields, tail = fields.split(), tail.split()
+        if len(fields) < 5 or len(tail) < 3:
+            continue
+        root, mount, kind, options = fields[3], Path(fields[4]), tail[0], tail[2].split(",")
+        if kind == "cgroup2" and v2_path is not None:
+            quotas += _quotas_up(mount, root, v2_path, _v2_quota)
+        elif kind == "cgroup" and "cpu" in options and v1_path is not None:
+            quotas += _quotas_up(mount, root, v1_path, _v1_quota)
+    return min(quotas) if quotas else None
+
+
+def _quotas_up(mount: Path, root: str, path: str, read) -> list[float]:
+    """The quotas `read` finds in the cgroup at `path` and each parent up to the mount's root."""
+    relative = os.path.relpath(path, root) if root != "/" else path.lstrip("/")
+    if relative.startswith(".."):  # the process's cgroup is not under this mount
+        return []
+    folder, quotas = Path(os.path.normpath(mount / relative)), []
+    while True:
+        quota = read(folder)
+        if quota is not None:
+            quotas.append(quota)
+        if folder == mount or mount not in folder.parents:
+            return quotas
+        folder = folder.parent
+
+
+def _v2_quota(folder: Path) -> float | None:
+    try:
+        limit, period = (folder / "cpu.max").read_text().split()[:2]
+        return None if limit == "max" or int(period) <= 0 else int(limit) / int(period)
+    except (OSError, ValueError):
+        return None
+
+
+def _v1_quota(folder: Path) -> float | None:
+    try:
+        limit = int((folder / "cpu.cfs_quota_us").read_text())
+        period = int((folder / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError):
+        return None
+    return limit / period if limit > 0 and period > 0 else None
 
 
 def busy_elsewhere(samples: int = SAMPLES, gap: float = SAMPLE_GAP_S) -> float | None:
