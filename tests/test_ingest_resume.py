@@ -145,3 +145,27 @@ def test_killed_three_times_then_resumed_stores_each_file_once(tmp_path, db_path
     assert {e["status"] for e in again["documents"]} == {"skipped"}
     assert sum(e["embedded"] for e in again["documents"]) == 0
     assert counts(db_path) == final
+
+
+def test_ctrl_c_mid_batch_ends_in_one_line_and_the_next_run_finishes(tmp_path, db_path):
+    folder = tmp_path / "library"
+    write_library(folder)
+    argv = [sys.executable, "-m", "longqa", "ingest", str(folder), "-d", str(db_path)]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while stored_documents(db_path) < 2:
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and stdout == ""
+    assert stderr.splitlines() == ["longqa: interrupted"], stderr
+    interrupted = counts(db_path)
+    assert_whole(interrupted)
+    assert interrupted["documents"] < FILES
+
+    result, out = run_json("ingest", folder, db=db_path)
+    assert result.returncode == 0
+    final = counts(db_path)
+    assert final["documents"] == FILES and final["vectors"] == final["leaves"]
+    assert [e["status"] for e in out["documents"]].count("added") == FILES - interrupted["documents"]
