@@ -53,6 +53,17 @@ def test_an_answer_is_only_located_on_word_boundaries():
     assert reader.locate("", "anything") is None
 
 
+@pytest.mark.parametrize("said, shown", [
+    ("850", "850 cubic metres"), ("850 cubic metres", "850 cubic metres"), ("March", "12 March 2024"),
+    ("pool", "pool"),
+])
+def test_a_figure_is_shown_with_the_unit_the_sentence_gives_it(said, shown):
+    text = "On 12 March 2024 the main pool held 850 cubic metres of water."
+    start, end = reader.locate(said, text)
+    start, end = reader.whole_figure(text, start, end)
+    assert text[start:end] == shown
+
+
 def _pipeline(tmp_path, said, certainty=0.9):
     db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
     return make_pipeline(db, FakeReader(said, certainty))

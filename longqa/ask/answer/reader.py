@@ -6,8 +6,8 @@ passages, and the answer counts only where it stands word for word in the docume
    and replies "45 seconds [3]", "No [2]" or "unknown".
 2. The reply is proven: located, after normalisation (case, spacing, quote and dash forms), in a
    sentence of the passage it names, else in another focused sentence, else anywhere in the
-   context. The located slice of the stored text is the answer and its sentence the quote; what
-   the model wrote is never shown as found.
+   context. The located slice of the stored text (a figure widened to its unit) is the answer and
+   its sentence the quote; what the model wrote is never shown as found.
 3. A reply that cannot be proven goes to the span ranker as its draft (choose.py), which picks
    among spans copied from the sentences as for any model. "unknown" from a reader sure of it is
    "The documents do not say." (exit 4); from an unsure one, the ranker's pick, marked unsure.
@@ -31,6 +31,7 @@ from longqa.ask.answer.focus import Sentence
 from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
 from longqa.ask.settings import in_effect
 from longqa.models.base import SCORES_OPTIONS, supports
+from longqa.text import spans
 
 _CITED = re.compile(r"\s*[\[(](\d{1,3})[\])]\s*\.?\s*$")
 _REFERENCES = re.compile(r"\[\d{1,3}\]")  # passage numbers anywhere in a reply
@@ -122,6 +123,20 @@ def prove(reply: Reply, focused: list[Sentence], context: list[Sentence]) -> tup
     return None
 
 
+FIGURE_KINDS = ("quantity", "date", "month", "time", "frequency")
+
+
+def whole_figure(text: str, start: int, end: int) -> tuple[int, int]:
+    """The proven slice widened to the figure it is part of, with the unit or the rest of the date
+    the sentence gives it ("850" in "850 cubic metres", "March" in "12 March 2024"): a number
+    read without its unit says less than the document does."""
+    around = [span for span in spans.candidates(text, in_effect().answer.max_phrase_words)
+              if span.kind in FIGURE_KINDS and span.start <= start and end <= span.end
+              and (span.start, span.end) != (start, end)]
+    best = min(around, key=lambda span: span.end - span.start, default=None)
+    return (best.start, best.end) if best is not None else (start, end)
+
+
 def read(generator, prompt: str, asked: Asked) -> Reply:
     """The reader's reply to `prompt` (temperature 0), with its own probability."""
     settings = in_effect().answer
@@ -163,6 +178,7 @@ def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sente
     if proven is None:  # never shown as found: the ranker picks among copied spans instead
         return fallback(reply.answer if reply.said else "", True)
     sentence, start, end = proven
+    start, end = whole_figure(sentence.text, start, end)
     _, grounding = fallback(reply.answer, False)  # the ranker's candidates: alternatives, --explain
     shown = sentence.text[start:end]
     grounding.mode, grounding.draft = "read", reply.raw
