@@ -6,6 +6,7 @@ The terminal is a real pseudo-terminal (Python's pty module) with the real comma
 from __future__ import annotations
 
 import fcntl
+import io
 import os
 import pty
 import re
@@ -17,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from longqa.cli.ingest import clock, eta_seconds, pages_text
+from rich.console import Console
+
+from longqa.cli.ingest import _progress, _short, clock, eta_seconds, pages_text
 from tests.cli import run, run_json
 
 DOC = "# Notes {i}\n\n## Part\n\nThe pump {i} runs at night and the valve stays shut.\n"
@@ -31,7 +34,7 @@ def library(folder: Path, n: int = 3) -> Path:
     return folder
 
 
-def ingest_on_terminal(*args: str, columns: int = 150) -> tuple[str, str, int]:
+def ingest_on_terminal(*args: str, columns: int = 80) -> tuple[str, str, int]:
     """`longqa ingest ARGS` with stderr on a pseudo-terminal `columns` wide: (what the terminal
     received, escape codes removed; stdout; exit code)."""
     controller, terminal = pty.openpty()
@@ -62,13 +65,13 @@ def test_a_terminal_shows_files_pages_rate_and_eta(tmp_path, db_path):
     screen, stdout, code = ingest_on_terminal(str(folder), "-d", str(db_path))
     assert code == 0 and stdout == ""
     # The last state drawn before the line is cleared: every file, its pages, a rate, no time left.
-    assert re.search(r"3/3 files +3 pages +[0-9.]+ pages/s +ETA 0:00:00", screen), screen[-600:]
+    assert re.search(r"notes2\.md ━+ 3/3 files, 3 pages, [0-9.]+ pages/s, ETA 0:00:00", screen), screen[-600:]
     assert screen.rstrip().endswith("3 added")
     assert "Traceback" not in screen
 
     # Run again: everything stored, the bar still counts the files, no page is parsed again.
     screen, _, code = ingest_on_terminal(str(folder), "-d", str(db_path))
-    assert code == 0 and re.search(r"3/3 files +0 pages", screen) and screen.rstrip().endswith("3 skipped")
+    assert code == 0 and re.search(r"3/3 files, 0 pages, 0\.0 pages/s, ETA 0:00:00", screen) and screen.rstrip().endswith("3 skipped")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal size set the Linux way")
@@ -104,6 +107,21 @@ def test_eta_counts_only_the_files_this_run_worked_on():
 
 
 def test_pages_and_their_rate():
-    assert pages_text(0, None) == "0 pages  0.0 pages/s"
-    assert pages_text(45, 10.0) == "45 pages  4.5 pages/s"
-    assert pages_text(12_345, 100.0) == "12,345 pages  123 pages/s"
+    assert pages_text(0, None) == "0 pages, 0.0 pages/s"
+    assert pages_text(45, 10.0) == "45 pages, 4.5 pages/s"
+    assert pages_text(12_345, 100.0) == "12,345 pages, 123 pages/s"
+
+
+def test_eighty_columns_hold_the_line_with_a_long_name():
+    """A long file name is cut short; the figures stay whole, on one line."""
+    screen = io.StringIO()
+    console = Console(file=screen, width=80, no_color=True)
+    progress = _progress(True, console)
+    task = progress.add_task(_short(Path("quarterly-report-of-the-northern-division-2023.pdf")), total=1000,
+                             unit="files", pages=12_345, worked=400, worked_seconds=600.0)
+    progress.update(task, completed=990)
+    progress.tasks[0].start_time -= 300  # five minutes in: 41 pages/s
+    console.print(progress.make_tasks_table(progress.tasks))
+    line = screen.getvalue()
+    assert line.count("\n") == 1 and line.startswith("quarterly-repor")
+    assert re.search(r" 990/1,000 files, 12,345 pages, 41 pages/s, ETA 0:00:15$", line.rstrip()), line

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.console import Console
+from rich.progress import BarColumn, Progress, ProgressColumn, Task
+from rich.table import Column
 from rich.text import Text
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, interactive, print_json
@@ -193,9 +195,12 @@ def read_paths(stream) -> list[str]:
     return [os.fsdecode(line.strip()) for line in raw.splitlines() if line.strip()]
 
 
+NAME_WIDTH = 18  # the file name's share of the progress line: 80 columns hold it, a bar and the figures
+
+
 def _short(path: Path) -> str:
     name = shown(path.name)
-    return name if len(name) <= 40 else name[:37] + "..."
+    return name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 3] + "..."
 
 
 def _already_done(result: IngestResult) -> bool:
@@ -226,41 +231,46 @@ def pages_text(pages: int, elapsed: float | None) -> str:
     """Pages parsed by this run and their rate over its whole time so far."""
     rate = pages / elapsed if elapsed else 0.0
     shown_rate = f"{rate:.1f}" if rate < 10 else f"{rate:.0f}"
-    return f"{pages:,} pages  {shown_rate} pages/s"
+    return f"{pages:,} pages, {shown_rate} pages/s"
 
 
-class _PagesColumn(ProgressColumn):
-    """The batch's pages and pages/s (blank on the graph's bar), recomputed at each refresh."""
+class _NameColumn(ProgressColumn):
+    """The file being read, as written (not read as markup), on one line; on a narrow terminal it
+    is cut short before the figures are."""
 
-    def render(self, task: Task) -> Text:
-        if "pages" not in task.fields:
-            return Text("")
-        return Text(pages_text(task.fields["pages"], task.elapsed), style="progress.data.speed")
-
-
-class _EtaColumn(ProgressColumn):
-    """The batch's ETA from the files this run worked on (see eta_seconds); the graph's bar
-    keeps rich's estimate from its tokens."""
+    def __init__(self) -> None:
+        super().__init__(table_column=Column(max_width=NAME_WIDTH))
 
     def render(self, task: Task) -> Text:
-        if "worked" in task.fields:
-            remaining = int((task.total or 0) - task.completed)
-            eta = eta_seconds(remaining, task.fields["worked"], task.fields["worked_seconds"])
-        else:
-            eta = task.time_remaining
-        return Text(f"ETA {clock(eta)}", style="progress.remaining")
+        return Text(task.description, no_wrap=True, overflow="ellipsis")
 
 
-def _progress(enabled: bool) -> Progress:
+class _BatchColumn(ProgressColumn):
+    """Files done/total, pages and pages/s (recomputed at each refresh) and the ETA from the files
+    this run worked on (see eta_seconds), as one unbroken text. The graph's bar shows its tokens
+    and rich's estimate from them instead."""
+
+    def __init__(self) -> None:
+        super().__init__(table_column=Column(no_wrap=True))
+
+    def render(self, task: Task) -> Text:
+        done = f"{int(task.completed):,}/{int(task.total or 0):,} {task.fields['unit']}"
+        if "worked" not in task.fields:
+            return Text(f"{done}, ETA {clock(task.time_remaining)}", style="progress.remaining")
+        remaining = int((task.total or 0) - task.completed)
+        eta = eta_seconds(remaining, task.fields["worked"], task.fields["worked_seconds"])
+        return Text(f"{done}, {pages_text(task.fields['pages'], task.elapsed)}, ETA {clock(eta)}",
+                    style="progress.remaining")
+
+
+def _progress(enabled: bool, console: Console | None = None) -> Progress:
     """One line for the batch: current file, bar, files done/total, pages, pages/s, ETA."""
     return Progress(
-        TextColumn("{task.description}", markup=False),  # a file name is not markup
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[unit]}"),
-        _PagesColumn(),
-        _EtaColumn(),
-        console=console_err(),
+        _NameColumn(),
+        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=3)),
+        _BatchColumn(),
+        console=console or console_err(),
         disable=not enabled,
         transient=True,
+        expand=True,  # the bar takes what the name and the figures leave of the line
     )
