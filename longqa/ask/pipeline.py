@@ -38,7 +38,6 @@ from longqa.models import profiles, skill
 from longqa.models.base import KEEPS_PREFIX, Embedder, Generator, supports
 from longqa.retrieve.hybrid import HybridRetriever
 from longqa.store import snapshot
-from longqa.retrieve.settings import RETRIEVAL
 
 
 class Pipeline:
@@ -78,8 +77,9 @@ class Pipeline:
         self.use_analysis, self.use_tree, self.use_expansion = use_analysis, use_tree, use_expansion
         # "Nothing relevant" thresholds; the cosine one is calibrated for all-MiniLM-L6-v2.
         self.coverage_min, self.cosine_min = relevance.coverage_min, relevance.cosine_min
+        # The retriever reads the call's retrieval section (--set retrieval.*), `k` winning over it.
         self.retriever = HybridRetriever(db, embedder if retrieval != "bm25" else None, retrieval,
-                                         k if k is not None else RETRIEVAL.k)
+                                         k if k is not None else whole.retrieval.k, settings=whole.retrieval)
         self._heads_kept = False
         # Called once retrieval has found relevant passages, before any model call (the CLI starts
         # loading the generator there, so an answer need not wait for the whole load).

@@ -10,7 +10,7 @@ from longqa.ask.answer.citations import cited_numbers, citation_list
 from longqa.ask.context import Passage, Quote, render
 from longqa.ask.search.relevance import EvidenceCheck
 from longqa.ask.search.steps import Step
-from longqa.ask.answer.grounded import Grounding, quote_of
+from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
 from longqa.retrieve.fusion import Fused
 
 
@@ -58,7 +58,7 @@ class Refined:
             "context_tokens": self.context_tokens,
             "steps": [step.to_json() for step in self.steps],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
-            "found": self.found if grounding is None else self.found and grounding.mode != "none",
+            "found": self.found and answered(answer, grounding),
             "confidence": None if grounding is None or grounding.confidence is None else round(grounding.confidence, 4),
             "unsure": bool(grounding and grounding.unsure),
             "alternatives": [alternative(c) for c in grounding.alternatives] if grounding else [],
@@ -97,7 +97,7 @@ class AskResult:
     @property
     def found(self) -> bool:
         """Something relevant was found and an answer chosen ("The documents do not say." is no answer)."""
-        return self.refined.found and not (self.grounding is not None and self.grounding.mode == "none")
+        return self.refined.found and answered(self.answer, self.grounding)
 
     @property
     def cited(self) -> list[int]:
@@ -108,6 +108,14 @@ class AskResult:
 
     def as_json(self) -> dict:
         return self.refined.as_json(self.answer, self.cited, self.grounding)
+
+
+def answered(answer: str | None, grounding) -> bool:
+    """Whether an answer was chosen: "The documents do not say." is none, however it came about
+    (the ranker's pick, a reader's sure "unknown", a model's own words), and so exits 4."""
+    if grounding is not None and grounding.mode == "none":
+        return False
+    return not (answer or "").strip().startswith(NO_ANSWER)
 
 
 class AnswerStream:

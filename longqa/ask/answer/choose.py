@@ -81,7 +81,8 @@ def ranked_answer(generator, asked: Asked, focused: list[Sentence], prompt: str,
                           confidence=winner.probability, unsure=winner.probability < ranker.threshold,
                           alternatives=[c for c in order[1:] if c.kind != "none" and c.sentence is not None][:2],
                           pool=pool)
-    if winner.kind == "none" or winner.sentence is None:
+    if winner.kind == "none" or winner.sentence is None:  # no answer is found: exit 4, `found` false
+        grounding.mode = "none"
         return NO_ANSWER, grounding
     grounding.quotes = [quote_of(winner.sentence)]
     return f"{winner.text} [{winner.sentence.passage.n}]", grounding

@@ -29,9 +29,11 @@ class OutlineChoice:
     probs: dict[int, float]  # calibrated probability per shown section
 
 
-def candidate_sections(roots: list[Node], leaf_scores: dict[int, float], limit: int = in_effect().expansion.outline_entries) -> list[Node]:
+def candidate_sections(roots: list[Node], leaf_scores: dict[int, float], limit: int | None = None) -> list[Node]:
     """Up to `limit` sections: half the ones holding the best retrieved leaves, the rest the top-level
-    sections of the best document (so the outline is not only what retrieval already found)."""
+    sections of the best document (so the outline is not only what retrieval already found).
+    `limit`: the call's expansion.outline_entries unless given (read at the call, not at import)."""
+    limit = in_effect().expansion.outline_entries if limit is None else limit
     best: dict[int, float] = {}
     sections: list[Node] = []
     for root in roots:

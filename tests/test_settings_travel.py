@@ -1,0 +1,59 @@
+"""A setting given to `ask` reaches the code that reads it: the retriever gets the call's retrieval
+section, and the outline choice reads its size when it runs, not when it was imported."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from longqa.ask.search import outline_choice
+from longqa.ask.settings import DEFAULTS, applied
+from longqa.retrieve.settings import RetrievalSettings
+from longqa.structure.tree import Node
+from tests.ask_support import build_store, make_pipeline, reactor_handbook
+
+# A value for each retrieval field that differs from its default.
+CHANGED = {"k": 7, "pattern_lean": 0.9, "name_boost": 1.5, "relative_cutoff": 0.3, "named_doc_min": 0.5,
+           "column_weights": (0.0, 0.2, 1.0), "overfetch": 2, "term_count_cap": 50, "query_cache": 4}
+
+
+def test_every_retrieval_field_is_covered():
+    assert set(CHANGED) == {f.name for f in dataclasses.fields(RetrievalSettings)}
+
+
+@pytest.mark.parametrize("name", sorted(CHANGED))
+def test_a_retrieval_setting_reaches_the_retriever(tmp_path, name):
+    db = build_store(tmp_path / "s.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    settings = DEFAULTS.with_values({f"retrieval.{name}": CHANGED[name]})
+    pipeline = make_pipeline(db, settings=settings)
+    assert getattr(pipeline.retriever.settings, name) == CHANGED[name]
+    assert getattr(pipeline.settings_in_effect().retrieval, name) == CHANGED[name]  # what --explain prints
+    if name == "k":
+        assert pipeline.retriever.k == 7
+
+
+def test_the_retrieval_cutoff_changes_what_is_retrieved(tmp_path):
+    db = build_store(tmp_path / "s.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    question = "How often are fuel assemblies replaced?"
+    loose = make_pipeline(db).retriever.retrieve(question, "both")
+    strict = make_pipeline(db, settings=DEFAULTS.with_values({"retrieval.relative_cutoff": 0.95})).retriever.retrieve(
+        question, "both")
+    assert 0 < len(strict.candidates) < len(loose.candidates)
+
+
+def _sections(count: int) -> list[Node]:
+    root = Node(id=1, kind="document", title="Manual", depth=0)
+    for i in range(count):
+        section = Node(id=10 + i, kind="section", title=f"Part {i}", depth=1)
+        section.children.append(Node(id=100 + i, kind="leaf", text=f"Text of part {i}.", depth=2))
+        root.children.append(section)
+    return [root]
+
+
+def test_the_outline_size_is_read_when_the_choice_runs():
+    roots = _sections(12)
+    scores = {100 + i: 1.0 / (i + 1) for i in range(12)}
+    assert len(outline_choice.candidate_sections(roots, scores)) == DEFAULTS.expansion.outline_entries
+    with applied(DEFAULTS.with_values({"expansion.outline_entries": 4})):
+        assert len(outline_choice.candidate_sections(roots, scores)) == 4
