@@ -56,7 +56,7 @@ LLM_PARALLEL = Variable("LONGQA_LLM_PARALLEL", "Requests sent to a named server 
                         "candidate answers (at most the slots llama-server reports).", "1",
                         "not a positive whole number: a one-line error, exit 1")
 THREADS = Variable("LONGQA_THREADS", "Threads a local model uses; more than the usable cores are cut to "
-                   "them, with a warning.", "the cores free when the model is opened",
+                   "them, with a warning.", "the cores free when the model is opened, within the CPU affinity and a container's CPU quota",
                    "not a positive whole number: a one-line error, exit 1")
 EXTRA_BUFFERS = Variable("LONGQA_EXTRA_BUFFERS", "`1` lets llama.cpp use its extra CPU buffer types "
                          "(AMX tiles, repacked blocks), `0` forbids them.",
