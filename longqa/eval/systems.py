@@ -75,6 +75,16 @@ class Resources:
             self.load_seconds["generator"] = round(model.load_seconds, 3)
         return self._generator
 
+    def structurer(self):
+        """The generator that divides documents without headings at ingest: the run's own when it
+        is the default profile (or a test's), else the default profile, loaded apart."""
+        from longqa.models.profiles import DEFAULT
+        from longqa.models.resolve import generator_profile, load_generator
+
+        if generator_profile(self.model) is DEFAULT:  # also a test's models (Resources.of)
+            return self.generator()
+        return load_generator(None)
+
     def embedder(self) -> CountingEmbedder:
         if self._embedder is None:
             from longqa.models.resolve import load_embedder
@@ -227,10 +237,14 @@ def to_retrieved(result, workspace) -> Retrieved:
 
 
 def make_ingestor(db, resources: Resources, structure: str, max_leaf_tokens: int):
-    """An Ingestor set up exactly as `longqa ingest` sets one up (ingest.configured_ingestor)."""
+    """An Ingestor set up as `longqa ingest` sets one up (ingest.configured_ingestor), with the
+    default profile dividing documents without headings whatever generator answers: a run's
+    stores are shared by every model compared (their key names no model), so each model is
+    measured on the same trees. A server run (--llm-url) structures with its server, as before."""
     from longqa.ingest import configured_ingestor
 
-    return configured_ingestor(db, resources.generator, resources.embedder(), structure=structure,
+    structurer = resources.generator if resources.llm_url else resources.structurer
+    return configured_ingestor(db, structurer, resources.embedder(), structure=structure,
                                max_leaf_tokens=max_leaf_tokens)
 
 
