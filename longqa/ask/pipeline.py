@@ -138,7 +138,7 @@ class Pipeline:
             self.on_relevant()
         self._keep_heads()
         if (unmeasured := skill.unmeasured_note(self.generator)) is not None:
-            refined.notes.append(unmeasured)
+            refined.explained.append(unmeasured)
         if self.use_analysis and self.generator is not None:
             analysis_mod.with_model(analysis, question, self.generator)
         timings["analysis"] = analysis.seconds

@@ -25,6 +25,7 @@ class Refined:
     budget: int = 0
     fused: dict[int, Fused] = field(default_factory=dict)  # every retrieved leaf, for --explain
     notes: list[str] = field(default_factory=list)  # e.g. why dense retrieval was off
+    explained: list[str] = field(default_factory=list)  # shown by --explain only (what steers, and why)
     answer_prompt: str = ""  # what the generator read to answer (the focused sentences)
     leaf_scores: dict[int, float] = field(default_factory=dict)  # the search's score of each candidate leaf
 

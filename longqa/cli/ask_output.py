@@ -67,7 +67,7 @@ def print_explain(refined: Refined, grounding=None, settings: AskSettings | None
         + (f", missing words: {', '.join(e.missing)}" if e.missing else "") + ")",
         markup=False, highlight=False,
     )
-    for note in refined.notes:
+    for note in refined.notes + refined.explained:
         err.print(f"note: {note}", markup=False, highlight=False)
     if refined.passages:
         table = Table(box=None, header_style="bold", title=f"context: {refined.context_tokens} of "

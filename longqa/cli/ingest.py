@@ -21,6 +21,7 @@ from longqa.names import as_text, shown
 from longqa.structure.tree_source import MODES
 from longqa.cli.models import EmbedModelOption, EmbedUrlOption, LlmUrlOption, ModelOption, option_value
 from longqa.models.lazy import LazyModel
+from longqa.models.profiles import STRUCTURER
 from longqa.models.resolve import load_embedder, load_generator
 from longqa.store.vectors import require_current
 
@@ -90,7 +91,8 @@ def ingest(
     embed_model, embed_url, llm_url = option_value(embed_model), option_value(embed_url), option_value(llm_url)
     embedder = LazyModel(lambda: load_embedder(embed_model, embed_url), on_load=lambda e: require_current(store, e.name))
     # The generator loads only for a document without headings (llm/auto) or with untitled sections.
-    generator = lambda: load_generator(option_value(model), llm_url)  # noqa: E731
+    # It is the structurer profile (models/profiles.py) unless -m or $LONGQA_MODEL names another.
+    generator = lambda: load_generator(option_value(model) or STRUCTURER.name, llm_url)  # noqa: E731
     limits = Limits(max_mb=max_mb, max_pages=max_pages, max_line_chars=max_line_chars,
                     max_headings=max_headings, llm_max_tokens=llm_max_tokens, allow_damaged=allow_damaged)
     ingestor = configured_ingestor(store, generator, embedder, structure=structure, summaries=summaries,

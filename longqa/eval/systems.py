@@ -55,11 +55,13 @@ class Resources:
     load_seconds: dict[str, float] = field(default_factory=dict)
     _generator: CountingGenerator | None = None
     _embedder: CountingEmbedder | None = None
+    _given: bool = False  # the generator came from the caller (Resources.of): it structures too
 
     @classmethod
     def of(cls, generator=None, embedder=None) -> "Resources":
         """Resources around models already loaded (an API caller's, or a test's)."""
         resources = cls()
+        resources._given = generator is not None
         if generator is not None:
             resources._generator = CountingGenerator(generator, resources.usage)
         if embedder is not None:
@@ -76,14 +78,14 @@ class Resources:
         return self._generator
 
     def structurer(self):
-        """The generator that divides documents without headings at ingest: the run's own when it
-        is the default profile (or a test's), else the default profile, loaded apart."""
-        from longqa.models.profiles import DEFAULT
-        from longqa.models.resolve import generator_profile, load_generator
+        """The generator that divides documents without headings at ingest: the structurer profile
+        (models/profiles.py), the run's own generator where it is that profile or was given."""
+        from longqa.models.profiles import STRUCTURER
+        from longqa.models.resolve import chosen_model, generator_profile, load_generator
 
-        if generator_profile(self.model) is DEFAULT:  # also a test's models (Resources.of)
+        if self._given or generator_profile(chosen_model(self.model)) is STRUCTURER:
             return self.generator()
-        return load_generator(None)
+        return load_generator(STRUCTURER.name)
 
     def embedder(self) -> CountingEmbedder:
         if self._embedder is None:
@@ -238,7 +240,7 @@ def to_retrieved(result, workspace) -> Retrieved:
 
 def make_ingestor(db, resources: Resources, structure: str, max_leaf_tokens: int):
     """An Ingestor set up as `longqa ingest` sets one up (ingest.configured_ingestor), with the
-    default profile dividing documents without headings whatever generator answers: a run's
+    structurer profile dividing documents without headings whatever generator answers: a run's
     stores are shared by every model compared (their key names no model), so each model is
     measured on the same trees. A server run (--llm-url) structures with its server, as before."""
     from longqa.ingest import configured_ingestor

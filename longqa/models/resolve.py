@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from longqa import environment
 from longqa.errors import ModelError
 from longqa.models import profiles
 from longqa.models.base import KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS, Embedder, Generator
@@ -82,8 +83,14 @@ def _local_path(value: str, option: str) -> Path:
     return path.resolve()
 
 
+def chosen_model(model: str | None) -> str | None:
+    """`model`, else $LONGQA_MODEL (the user's default for the Python API as for the CLI), else None."""
+    return model or environment.MODEL.value().strip() or None
+
+
 def load_generator(model: str | None = None, llm_url: str | None = None, *, n_ctx: int | None = None) -> Generator:
     """The generator to use; loaded once per process for the same arguments."""
+    model = chosen_model(model)
     key = ("generator", model, llm_url, n_ctx)
     if key not in _LOADED:
         _LOADED[key] = _make_generator(model, llm_url, n_ctx)
@@ -96,6 +103,7 @@ def lazy_generator(model: str | None = None, llm_url: str | None = None, *, n_ct
     server generator is loaded at the first attribute read, as any LazyModel is."""
     from longqa.models.lazy import LazyModel
 
+    model = chosen_model(model)
     return LazyModel(lambda: load_generator(model, llm_url, n_ctx=n_ctx), known=generator_identity(model, llm_url))
 
 
