@@ -138,12 +138,12 @@ def profiles_block() -> str:
         peak = "" if row["peak_mib"] is None else f"{row['peak_mib']:,} MiB"
         lines.append(f"| `{name}`{default} | {profile.title} | {profile.role} | {row['f1']:.3f} | {row['sure']:.0%} | "
                      f"{seconds} | {peak} | {profile.size / 1e6:,.0f} MB | {install} | {profile.licence} |")
-        sources.append(f"[{Path(row['report']).name}]({row['report']}) (commit {row['commit']})")
+        sources.append(f"[{Path(row['report']).name}]({row['report']}) (commit {row['commit'][:7]})")
     fresh = next((row for row in data["profiles"].values() if row.get("timing_machine")), None)
     timing = (f"fresh `ask`: the sample handbook's quick-start question, median of `python bench/fresh_ask.py` runs "
               f"(commit {fresh['timing_commit']}, {fresh['timing_machine']}, load "
               f"{' / '.join(f'{x:.2f}' for x in fresh['timing_load'])})" if fresh else "fresh `ask`: not timed")
-    return "\n".join(lines) + f"\n\n{data['rule']}. F1: {'; '.join(sources) or 'no report'}; {timing}.\n"
+    return "\n".join(lines) + f"\n\nThe default: the {data['rule']}. F1: {'; '.join(sources) or 'no report'}; {timing}.\n"
 
 
 def blocks_for(readme: str) -> dict[str, str]:
