@@ -45,6 +45,18 @@ def db(db_path: Path):
     return open_db(db_path)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def smallest_profile_in_process():
+    """Tests that need a real generator use the smallest profile unless they test a particular
+    one: in process it stands in for the default from the session's start (module fixtures load
+    models before any test's own fixtures); the real command gets it from tests/cli.run."""
+    from longqa.models import profiles
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(profiles, "DEFAULT", profiles.SMALLEST)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
     """Keep tests away from the user's store; share one models dir so conversions happen once."""
@@ -54,11 +66,6 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("LONGQA_LLM_URL", raising=False)
     monkeypatch.setenv("LONGQA_MODELS_DIR", str(MODELS_DIR))
     monkeypatch.delenv("LONGQA_MODEL", raising=False)
-    # Tests that need a real generator use the smallest profile unless they test a particular one:
-    # in process it stands in for the default; the real command gets it from tests/cli.run.
-    from longqa.models import profiles
-
-    monkeypatch.setattr(profiles, "DEFAULT", profiles.SMALLEST)
     monkeypatch.delenv("LONGQA_EMBED_MODEL", raising=False)
 
 
