@@ -127,9 +127,9 @@ def profiles_block() -> str:
     sources = []
     for name, profile in profiles.PROFILES.items():
         row = data["profiles"].get(name)
-        install = "with longqa" if profile in (profiles.DEFAULT, profiles.STRUCTURER) else \
+        install = "with longqa" if profile in (profiles.CHOSEN, profiles.STRUCTURER) else \
             f"`pip install 'longqa[{profile.extra}]'`"
-        default = " (default)" if profile is profiles.DEFAULT else ""
+        default = " (default)" if profile is profiles.CHOSEN else ""
         if row is None:
             lines.append(f"| `{name}`{default} | {profile.title} | {profile.role} | not measured | | | | "
                          f"{profile.size / 1e6:,.0f} MB | {install} | {profile.licence} |")

@@ -17,9 +17,10 @@ def run(*args, db: Path | None = None, stdin: str | None = None, env: dict | Non
         argv += ["-d", str(db)]
     full_env = {**os.environ, **(env or {})}
     full_env.pop("LONGQA_DEBUG", None)
-    # A real generator is the smallest profile unless the test names one (-m, a server, or
-    # LONGQA_MODEL, empty for the default itself).
-    if not {"-m", "--model", "--llm-url"} & set(map(str, args)) and "LONGQA_MODEL" not in (env or {}):
+    # What answers is the smallest profile unless the test names one (-m, a server, or
+    # LONGQA_MODEL, empty for the default itself); `ingest` structures with it by default anyway.
+    answers = bool(args) and str(args[0]) in ("ask", "eval")
+    if answers and not {"-m", "--model", "--llm-url"} & set(map(str, args)) and "LONGQA_MODEL" not in (env or {}):
         full_env["LONGQA_MODEL"] = SMALLEST.name
     return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=full_env, timeout=timeout)
 

@@ -48,8 +48,8 @@ def db(db_path: Path):
 @pytest.fixture(scope="session", autouse=True)
 def smallest_profile_in_process():
     """Tests that need a real generator use the smallest profile unless they test a particular
-    one: in process it stands in for the default from the session's start (module fixtures load
-    models before any test's own fixtures); the real command gets it from tests/cli.run."""
+    one: in process it stands in for the default from the start (module fixtures load models
+    before any test's own fixtures); the real command gets it from tests/cli.run."""
     from longqa.models import profiles
 
     with pytest.MonkeyPatch.context() as patch:
