@@ -188,16 +188,17 @@ def llama_server(tmp_path_factory):
 
 @pytest.fixture
 def computes_as_in_process():
-    """Skips a test comparing llama-cpp-python's server with the in-process model token for token
-    where llama.cpp runs without its repacked CPU kernels (models/llama.extra_buffers: a CPU that
-    advertises AMX): there the server, which must run without them too, reads a prompt it has
-    cached otherwise than a fresh one (a greedy " 1000000" for " 10 days"), which in-process never
-    does. The server tests that compare no tokens still run there."""
+    """Skips a test comparing a server's answers with the in-process model's token for token where
+    llama.cpp runs without its repacked CPU kernels (models/llama.extra_buffers: a CPU that
+    advertises AMX): there the servers, which must run without them too, read a prompt they have
+    cached otherwise than a fresh one (llama-cpp-python's: a greedy " 1000000" for " 10 days";
+    llama-server's forced options: "45 seconds" for "at least 10 days" on the quick-start
+    question). The server tests that compare no whole answer still run there."""
     from longqa.models.llama import extra_buffers
 
     if not extra_buffers():
-        pytest.skip("llama.cpp's repacked CPU kernels are off on this CPU (AMX): llama-cpp-python's server "
-                    "then reads a cached prompt otherwise than a fresh one")
+        pytest.skip("llama.cpp's repacked CPU kernels are off on this CPU (AMX): a server then reads a "
+                    "cached prompt otherwise than a fresh one")
 
 
 def llama_server_binary() -> str | None:

@@ -48,7 +48,8 @@ def test_llama_server_first_token_probabilities_match_in_process(llama_cpp_serve
     assert served_probs == pytest.approx(in_process, abs=0.02)
 
 
-def test_the_readme_question_through_llama_server_gets_the_in_process_answer(tmp_path, llama_cpp_server):
+def test_the_readme_question_through_llama_server_gets_the_in_process_answer(tmp_path, llama_cpp_server,
+                                                                          computes_as_in_process):
     db = tmp_path / "sample.db"
     result, _ = run_json("ingest", SAMPLE, db=db)
     assert result.returncode == 0, result.stderr
