@@ -91,13 +91,11 @@ class Pipeline:
         if self._heads_kept or self.generator is None:
             return
         self._heads_kept = True
-        if not supports(self.generator, KEEPS_PREFIX):
+        # A reader's head is its chat template's system turn, kept when its prompt is built
+        # (stage.reader_prompt): reading the template here would load the model for --context-only.
+        if not supports(self.generator, KEEPS_PREFIX) or profiles.is_reader(self.generator):
             return
-        # A reader's prompts open with its chat template's system turn; a chooser's with the
-        # analysis examples and the short-answer head.
-        heads = [self.generator.chat_head(prompts.READER_SYSTEM)] if profiles.is_reader(self.generator) \
-            else prompts.KEPT_HEADS
-        for head in heads:
+        for head in prompts.KEPT_HEADS:
             self.generator.keep_prefix(head)
 
     def settings_in_effect(self) -> AskSettings:

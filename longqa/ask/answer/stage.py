@@ -20,7 +20,7 @@ from longqa.ask.context import Passage
 from longqa.ask.settings import in_effect
 from longqa.models import profiles, skill
 from longqa.models.chat import Message
-from longqa.models.base import Generator
+from longqa.models.base import KEEPS_PREFIX, Generator, supports
 
 # The answer is one line; a base model that would go on to invent the next
 # question or passage stops at the line end.
@@ -88,6 +88,8 @@ def reader_prompt(generator, asked: Asked, passages: str) -> str:
     """A reader's chat prompt: the fixed system message, then the passages and the question (a
     lettered question's stem and its options)."""
     question = asked.stem if asked.letters else asked.question
+    if supports(generator, KEEPS_PREFIX):  # the fixed system turn is read once, then kept
+        generator.keep_prefix(generator.chat_head(prompts.READER_SYSTEM))
     return generator.chat_prompt([Message("system", prompts.READER_SYSTEM),
                                   Message("user", prompts.reader_message(question, passages, asked.letters))])
 
