@@ -91,3 +91,26 @@ def test_cgroup_v1_quota_under_a_container_mount(tmp_path):
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this platform")
 def test_this_machine_usable_cores_within_affinity():
     assert 1 <= usable_cores() <= max(len(os.sched_getaffinity(0)), 1)
+
+
+def test_this_processes_own_running_threads_are_not_other_work():
+    import threading
+
+    import numpy as np
+
+    from longqa.models.threads import own_running
+
+    stop = threading.Event()
+    matrix = np.random.default_rng(0).random((300, 300))
+
+    def work():  # numpy releases the interpreter: this thread runs beside the asking one
+        while not stop.is_set():
+            matrix @ matrix
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    try:
+        assert max(own_running() for _ in range(300)) >= 2  # the asking thread, the working one (and BLAS)
+    finally:
+        stop.set()
+        worker.join()

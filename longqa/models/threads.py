@@ -14,6 +14,7 @@ CPUs of a 16-core host sees 16 in its affinity, and 16 threads there only wait f
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -106,8 +107,21 @@ def _v1_quota(folder: Path) -> float | None:
     return limit / period if limit > 0 and period > 0 else None
 
 
+def own_running() -> int:
+    """This process's threads running now (at least the one asking): `ask` loads its generator on a
+    thread while retrieval runs, and its own work is not other work that leaves fewer cores."""
+    count = 0
+    try:
+        for stat in Path("/proc/self/task").glob("*/stat"):
+            with contextlib.suppress(OSError):
+                count += stat.read_text(encoding="ascii", errors="replace").rsplit(")", 1)[-1].split()[0] == "R"
+    except OSError:
+        pass
+    return max(count, 1)
+
+
 def busy_elsewhere(samples: int = SAMPLES, gap: float = SAMPLE_GAP_S) -> float | None:
-    """Mean number of other runnable threads (ours excluded) over a few readings of
+    """Mean number of other processes' runnable threads (ours excluded) over a few readings of
     /proc/loadavg; None where the system does not expose it."""
     readings = []
     for i in range(samples):
@@ -116,7 +130,7 @@ def busy_elsewhere(samples: int = SAMPLES, gap: float = SAMPLE_GAP_S) -> float |
                 running = int(handle.read().split()[3].split("/")[0])
         except (OSError, ValueError, IndexError):
             return None
-        readings.append(max(running - 1, 0))  # the reading thread itself is running
+        readings.append(max(running - own_running(), 0))
         if i + 1 < samples:
             time.sleep(gap)
     return sum(readings) / len(readings)
