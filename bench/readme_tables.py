@@ -127,8 +127,7 @@ def profiles_block() -> str:
     sources = []
     for name, profile in profiles.PROFILES.items():
         row = data["profiles"].get(name)
-        install = "with longqa" if profile in (profiles.CHOSEN, profiles.STRUCTURER) else \
-            f"`pip install 'longqa[{profile.extra}]'`"
+        install = "with longqa" if profiles.ships_with_longqa(profile) else f"`pip install 'longqa[{profile.extra}]'`"
         default = " (default)" if profile is profiles.CHOSEN else ""
         if row is None:
             lines.append(f"| `{name}`{default} | {profile.title} | {profile.role} | not measured | | | | "

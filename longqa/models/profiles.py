@@ -93,6 +93,11 @@ STRUCTURER = GEMMA_270M
 SMALLEST = min(PROFILES.values(), key=lambda p: p.size)  # what tests load unless they test a profile
 
 
+def ships_with_longqa(profile: Profile) -> bool:
+    """The chosen default and the structurer come with every install; the others with their extra."""
+    return profile in (CHOSEN, STRUCTURER) or not profile.extra
+
+
 def named(name: str) -> Profile | None:
     """The profile called `name` (case-insensitive), or None."""
     return PROFILES.get(name.strip().lower())

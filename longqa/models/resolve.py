@@ -47,18 +47,23 @@ def file_identity(path: Path) -> str:
     return same_as_default(digest) or (known.stem if known else f"{path.stem}@{digest[:12]}")
 
 
+def names_file(model: str | None) -> bool:
+    """Whether `-m`'s value is an existing file (else a profile's name, or the default)."""
+    return bool(model) and Path(model).expanduser().is_file()
+
+
 def generator_profile(model: str | None) -> profiles.Profile | None:
     """The profile `-m` names (None: a file that is no profile's). A value that is an existing file
     is a file, even if it were spelled like a profile's name."""
     if not model:
         return profiles.DEFAULT
-    if not Path(model).expanduser().is_file():
+    if not names_file(model):
         found = profiles.named(model)
         if found is not None:
             return found
         if not model.endswith(".gguf") and "/" not in model:
             raise ModelError(f"{model}: no such model profile or file (-m takes one of "
-                             f"{', '.join(profiles.PROFILES)} or a GGUF path; `longqa models --list`)")
+                             f"{', '.join(profiles.PROFILES)} or a GGUF path; `longqa models` lists them)")
     return profiles.by_identity(file_identity(_local_path(model, "--model")))
 
 
@@ -114,7 +119,7 @@ def generator_identity(model: str | None = None, llm_url: str | None = None) -> 
     if llm_url:
         return {}
     profile = generator_profile(model)
-    if profile is not None and (not model or not Path(model).expanduser().is_file()):
+    if profile is not None and not names_file(model):
         name = profile_name(profile)
     else:
         name = file_identity(_local_path(model, "--model"))
@@ -139,7 +144,7 @@ def _make_generator(model: str | None, llm_url: str | None, n_ctx: int | None):
     from longqa.models.llama import LlamaGenerator
 
     profile = generator_profile(model)
-    if model and Path(model).expanduser().is_file():
+    if names_file(model):
         path = _local_path(model, "--model")
         generator = LlamaGenerator(path, name=file_identity(path), n_ctx=n_ctx, profile=profile)
         generator.source = SOURCE_FILE
