@@ -393,8 +393,8 @@ class AnswerSettings:
     reader_focus_tokens: int = tunable(
         260, "tokens of best sentences a reader profile reads for a short answer (focus_tokens for the others)",
         "not swept: focus_tokens' window, so the readers and the chooser read the same sentences", low=16)
-    reader_tokens_out: int = tunable(24, "token cap of the reader's reply (an answer and its passage number)", SPOT,
-                                     low=4)
+    reader_tokens_out: int = tunable(24, "token cap of the reader's reply (an answer and its passage number)",
+                                     "a cap, not swept: a short answer of a dozen words and its number", low=4)
     reader_sure: float = tunable(
         0.5, "a proven reply whose own probability (per-token geometric mean) is below this is shown unsure",
         "not fitted: the midpoint; the reliability table of each reader's report shows how it holds", high=1)
