@@ -3,9 +3,14 @@ word in the stored text, and never shown as found when it is not there."""
 
 from __future__ import annotations
 
+import json
+import math
+
 import pytest
 
-from longqa.ask.answer import reader
+from longqa.ask.answer import reader, reader_confidence
+from longqa.errors import LongqaError
+from longqa.models.profiles import QWEN_05B
 from longqa.ask.answer.grounded import NO_ANSWER
 from tests.ask_support import build_store, make_pipeline, reactor_handbook
 from tests.fakes import FakeReader
@@ -114,3 +119,56 @@ def test_the_reader_reads_its_own_chat_prompt_and_no_completion_prompt(tmp_path)
     generated = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"]
     assert len(generated) == 1 and generated[0].startswith("<system>\n")
     assert "Question: How quickly do the emergency diesel generators start" in generated[0]
+
+
+def test_a_proven_reply_records_the_signals_its_confidence_is_made_of(tmp_path):
+    pipeline = _pipeline(tmp_path, "within 10 seconds [1]", certainty=0.9)
+    result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+    signals = result.grounding.signals
+    assert set(signals) == set(reader_confidence.SIGNALS)
+    assert signals["own_logprob"] == pytest.approx(math.log(0.9))
+    assert signals["in_focus"] == 1.0 and signals["verdict"] == 0.0
+    assert signals["repeats_question"] == 0.0  # "10 seconds" says nothing the question says
+
+
+def _table(directory, profile: str, weights: dict[str, float], bias: float = 0.0) -> None:
+    names = list(reader_confidence.SIGNALS)
+    table = {"weights": {n: weights.get(n, 0.0) for n in names}, "means": {n: 0.0 for n in names},
+             "scales": {n: 1.0 for n in names}, "bias": bias}
+    (directory / f"{profile}.json").write_text(json.dumps(table), encoding="utf-8")
+
+
+def test_a_profile_with_a_fitted_table_gets_its_calibrated_confidence(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)
+    reader_confidence.table_of.cache_clear()
+    # Sure only when the span ranker, which never saw the reply, picks the same answer.
+    _table(tmp_path, QWEN_05B.name, {"ranker_agrees": 8.0, "own_logprob": 0.0}, bias=-4.0)
+    try:
+        pipeline = _pipeline(tmp_path, "within 10 seconds [1]", certainty=0.99)
+        result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+        agrees = result.grounding.signals["ranker_agrees"]
+        assert result.grounding.confidence == pytest.approx(1 / (1 + math.exp(-(8.0 * agrees - 4.0))), abs=1e-3)
+        assert result.grounding.unsure == (agrees == 0.0)
+    finally:
+        reader_confidence.table_of.cache_clear()
+
+
+def test_a_table_weighting_an_unknown_signal_is_a_one_line_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)
+    reader_confidence.table_of.cache_clear()
+    (tmp_path / "some-reader.json").write_text(json.dumps(
+        {"weights": {"moon_phase": 1.0}, "means": {}, "scales": {}}), encoding="utf-8")
+    try:
+        with pytest.raises(LongqaError, match="some-reader.json: not a reader confidence table"):
+            reader_confidence.calibrated("some-reader", {"own_logprob": 0.0})
+        assert reader_confidence.calibrated("no-such-reader", {"own_logprob": 0.0}) is None
+    finally:
+        reader_confidence.table_of.cache_clear()
+
+
+@pytest.mark.parametrize("one, other, same", [
+    ("about 52 hours", "52 hours", True), ("Yes", "yes", True), ("45 seconds", "52 hours", False),
+    ("the pump room", "", False),
+])
+def test_two_answers_say_the_same_when_one_holds_the_others_words(one, other, same):
+    assert reader_confidence.same_answer(one, other) is same

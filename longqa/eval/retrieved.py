@@ -35,6 +35,8 @@ class Retrieved:
     confidence: float | None = None
     unsure: bool | None = None
     alternatives: list[str] = field(default_factory=list)
+    mode: str | None = None  # how the answer was chosen (Grounding.mode: read, span, yesno, ...)
+    signals: dict = field(default_factory=dict)  # a reader's confidence signals (bench/reader_confidence.py)
 
     @property
     def measured(self) -> list[Passage]:

@@ -195,6 +195,10 @@ class Runner:
         if retrieved.confidence is not None:
             record.update(confidence=round(retrieved.confidence, 4), unsure=retrieved.unsure,
                           alternatives=retrieved.alternatives)
+        if retrieved.mode is not None:
+            record["answer_mode"] = retrieved.mode
+        if retrieved.signals:
+            record["signals"] = {name: round(value, 4) for name, value in retrieved.signals.items()}
         record.update(confidence_measures(question, record))
         return record
 

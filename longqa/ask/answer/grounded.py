@@ -39,6 +39,8 @@ class Grounding:
     unsure: bool = False  # the confidence is below the ranker's threshold
     alternatives: list = field(default_factory=list)  # the next candidates (choose.Candidate), best first
     pool: list = field(default_factory=list)  # every candidate read, with its features (for the bench)
+    # What a reader's confidence was computed from (reader_confidence.SIGNALS; the eval records them)
+    signals: dict = field(default_factory=dict)
 
 
 def quote_of(sentence: focus.Sentence) -> Quote:

@@ -26,10 +26,11 @@ from dataclasses import dataclass
 
 from longqa.ask import prompts
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import grounded
+from longqa.ask.answer import grounded, reader_confidence
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
 from longqa.ask.settings import in_effect
+from longqa.models import profiles
 from longqa.models.base import SCORES_OPTIONS, supports
 from longqa.text import spans
 
@@ -166,7 +167,7 @@ def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sente
     reply = read(generator, prompt, asked)
     settings = in_effect().answer
     if reply.verdict is not None:
-        return _verdict(reply, asked, focused, context)
+        return _verdict(generator, reply, asked, focused, context)
     if reply.unknown:
         if reply.probability >= settings.reader_unknown_sure:
             return NO_ANSWER, Grounding(mode="none", focused=focused, draft=reply.raw,
@@ -179,17 +180,36 @@ def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sente
         return fallback(reply.answer if reply.said else "", True)
     sentence, start, end = proven
     start, end = whole_figure(sentence.text, start, end)
-    _, grounding = fallback(reply.answer, False)  # the ranker's candidates: alternatives, --explain
+    # The ranker reads the sentences without the reply: its candidates are the alternatives, and
+    # whether it picks the same answer is a signal of the confidence.
+    ranker_top, grounding = fallback("", False)
     shown = sentence.text[start:end]
     grounding.mode, grounding.draft = "read", reply.raw
     grounding.quotes = [quote_of(sentence)]
-    grounding.confidence = reply.probability
-    grounding.unsure = reply.probability < settings.reader_sure
+    _sure(grounding, generator, asked, reply, shown, named=sentence.passage.n == reply.cited,
+          in_focus=any(s is sentence for s in focused))
     grounding.alternatives = [c for c in grounding.alternatives if c.text.casefold() != shown.casefold()][:2]
     return f"{shown} [{sentence.passage.n}]", grounding
 
 
-def _verdict(reply: Reply, asked: Asked, focused: list[Sentence], context: list[Sentence]) -> tuple[str, Grounding]:
+def _sure(grounding: Grounding, generator, asked: Asked, reply: Reply, shown: str, *, named: bool,
+          in_focus: bool) -> None:
+    """The grounding's confidence and unsure flag: the reader's fitted table over the reply's
+    signals where its profile has one (reader_confidence.py), else its own probability."""
+    top = grounding.candidates[0] if grounding.candidates else {}
+    probability = max((c.get("probability", 0.0) for c in grounding.candidates
+                       if reader_confidence.same_answer(shown, c.get("text", ""))), default=0.0)
+    grounding.signals = reader_confidence.signals(
+        probability=reply.probability, ranker_top=top.get("text", ""), ranker_probability=probability,
+        named_passage=named, in_focus=in_focus, answer=shown, question=asked.question,
+        verdict=reply.verdict is not None)
+    profile = profiles.profile_of(generator)
+    fitted = reader_confidence.calibrated(profile.name if profile else None, grounding.signals)
+    grounding.confidence = reply.probability if fitted is None else fitted
+    grounding.unsure = grounding.confidence < in_effect().answer.reader_sure
+
+
+def _verdict(generator, reply: Reply, asked: Asked, focused: list[Sentence], context: list[Sentence]) -> tuple[str, Grounding]:
     """Yes or No, quoting the named passage's sentence that agrees with it, else the best agreeing
     focused sentence; a verdict no sentence agrees with is quoted by the best focused sentence."""
     settings = in_effect().answer
@@ -198,8 +218,9 @@ def _verdict(reply: Reply, asked: Asked, focused: list[Sentence], context: list[
     sentence = (grounded.verdict_quote(reply.verdict, asked, named) if named else None) \
         or grounded.verdict_quote(reply.verdict, asked, ranked[:settings.verdict_sentences]) \
         or (named or ranked or [None])[0]
-    grounding = Grounding(mode="yesno", focused=focused, draft=reply.raw, confidence=reply.probability,
-                          unsure=reply.probability < settings.reader_sure)
+    grounding = Grounding(mode="yesno", focused=focused, draft=reply.raw)
+    _sure(grounding, generator, asked, reply, reply.verdict,
+          named=sentence is not None and sentence.passage.n == reply.cited, in_focus=sentence is not None)
     if sentence is None:
         return reply.verdict, grounding
     grounding.quotes = [quote_of(sentence)]
