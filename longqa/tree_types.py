@@ -25,7 +25,7 @@ class Node:
     char_start: int = 0
     char_end: int = 0
     tokens: int = 0
-    summary: str = ""
+    summary: str = ""  # a section's one-sentence summary; a leaf: the header row of a table it goes on with
     children: list["Node"] = field(default_factory=list)
     # Set once the node is stored or loaded from the store.
     id: int | None = None

@@ -2,7 +2,9 @@
 
 A PyMuPDF block is split where the line style (size, bold) changes, so that a heading printed in
 the same block as its body text becomes a block of its own. Lines that sit side by side on one
-baseline are table cells: such rows are kept one per line with cells separated by " | ".
+baseline are table cells: such rows are kept one per line with cells separated by " | ", and a
+cell's text wrapped onto further lines under its column is joined back into its row, so each row
+stays one line (one sentence) whole.
 """
 
 from __future__ import annotations
@@ -117,6 +119,48 @@ def merge_cells(row: list[Line]) -> list[Line]:
     return cells
 
 
+def join_wrapped_cells(rows: list[list[Line]]) -> list[list[Line]]:
+    """Rows with the lines of a wrapped cell joined back into the row they continue (wraps_cells)."""
+    out: list[list[Line]] = []
+    for row in rows:
+        owners = wraps_cells(out[-1], row) if out else None
+        if owners is None:
+            out.append(row)
+            continue
+        cells = list(out[-1])
+        for line, index in zip(row, owners):
+            cell = cells[index]
+            cells[index] = Line(join_lines([cell.text, line.text]), cell.size, cell.bold, cell.x0,
+                                max(cell.x1, line.x1), cell.y0, max(cell.y1, line.y1), cell.horizontal)
+        out[-1] = cells
+    return out
+
+
+def wraps_cells(previous: list[Line], row: list[Line]) -> list[int] | None:
+    """For a row that goes on with cells of the table row above it, the index of the cell each of
+    its lines continues; None when it is a row (or text) of its own.
+
+    A description too long for its column wraps onto the next line under the column: that line has
+    nothing in the first column (where each row names its item), sits a line's gap below, and each
+    of its lines starts at the left edge of a cell of words above it. A line of figures under
+    figures is a row of its own (a total without a label)."""
+    if len(previous) < 2 or not all(cell.horizontal for cell in previous + row):
+        return None
+    slack = _hanging_slack(previous[0])
+    if row[0].x0 < previous[1].x0 - slack:  # something in the first column: a row of its own
+        return None
+    bottom = max(cell.y1 for cell in previous)
+    if not -2.0 <= row[0].y0 - bottom < 0.8 * previous[0].size:
+        return None
+    owners: list[int] = []
+    for line in row:
+        index = next((i for i, cell in enumerate(previous) if abs(cell.x0 - line.x0) <= slack), None)
+        if index is None or index in owners or not (_has_letters(line.text) and _has_letters(previous[index].text)):
+            return None
+        owners.append(index)
+    return owners
+
+
 def _has_letters(text: str) -> bool:
     return any(ch.isalpha() for ch in text)
 
@@ -193,7 +237,7 @@ def _raw_block_items(lines: list[Line], page: int) -> list[PageBlock]:
     """One PyMuPDF block's lines as blocks, split where the style or the table/text kind changes,
     and between the items of a list set with a hanging indent (next_item)."""
     out: list[PageBlock] = []
-    rows = [merge_cells(row) for row in visual_rows(lines)]
+    rows = join_wrapped_cells([merge_cells(row) for row in visual_rows(lines)])
     items = {i for i in range(1, len(rows)) if next_item(rows[:i], rows[i], rows[i + 1] if i + 1 < len(rows) else None)}
     segment: list[list[Line]] = []
     edge: float | None = None

@@ -49,6 +49,7 @@ def build_tree(
                     char_start=span.start,
                     char_end=span.end,
                     tokens=span.tokens,
+                    summary=span.header,
                 )
             )
         pending.clear()

@@ -146,7 +146,8 @@ def build_sections(
         for span in pack(body, pieces, max_tokens):
             node.children.append(
                 Node(kind="paragraph", text=body[span.start : span.end], page_start=span.page,
-                     page_end=span.page_end, char_start=span.start, char_end=span.end, tokens=span.tokens)
+                     page_end=span.page_end, char_start=span.start, char_end=span.end, tokens=span.tokens,
+                     summary=span.header)
             )
         if node.kind == "section":
             root.children.append(node)

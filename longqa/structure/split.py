@@ -1,6 +1,8 @@
 """Paragraph leaves of a sane size: long blocks split at sentence ends, tiny fragments merged.
 
-Works on character spans of the body text so that every leaf's text is an exact slice of it.
+Works on character spans of the body text so that every leaf's text is an exact slice of it. A
+table is split between its rows (one row a line), and each later piece carries the table's first
+line, its column headers, in `header`: a row cut off from them reads as loose figures.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class Span:
     page_end: int
     tokens: int
     table: bool = False
+    header: str = ""  # a piece that goes on with a table begun before it: that table's header row
 
 
 def sentence_spans(text: str, start: int) -> list[tuple[int, int]]:
@@ -36,6 +39,16 @@ def sentence_spans(text: str, start: int) -> list[tuple[int, int]]:
     if cursor < len(text):
         spans.append((start + cursor, start + len(text)))
     return [(a, b) for a, b in spans if b > a]
+
+
+def _line_spans(text: str, start: int) -> list[tuple[int, int]]:
+    """Line boundaries inside `text`, as absolute spans beginning at `start` (blank lines left out)."""
+    spans, cursor = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            spans.append((start + cursor, start + cursor + len(line)))
+        cursor += len(line) + 1
+    return spans
 
 
 def _word_windows(body: str, start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
@@ -76,7 +89,10 @@ def split_long(body: str, span: Span, max_tokens: int) -> list[Span]:
     if span.tokens <= max_tokens:
         return [span]
     units: list[tuple[int, int]] = []
-    for a, b in sentence_spans(body[span.start : span.end], span.start):
+    text = body[span.start : span.end]
+    # A table is cut between rows only: a sentence's end inside a row's description is no place to cut.
+    cuts = _line_spans(text, span.start) if span.table else sentence_spans(text, span.start)
+    for a, b in cuts:
         if tokens.count(body[a:b]) > max_tokens:
             units.extend(_word_windows(body, a, b, max_tokens))
         else:
@@ -92,11 +108,16 @@ def split_long(body: str, span: Span, max_tokens: int) -> list[Span]:
             current.append(unit)
     if current:
         pieces.append(_span(body, current[0][0], current[-1][1], span))
+    if span.table and len(pieces) > 1:
+        header = span.header or body[span.start:span.end].split("\n", 1)[0].strip()
+        for piece in pieces[1:]:
+            piece.header = header
     return pieces
 
 
 def _span(body: str, start: int, end: int, parent: Span) -> Span:
-    return Span(start, end, parent.page, parent.page_end, tokens.count(body[start:end]), parent.table)
+    return Span(start, end, parent.page, parent.page_end, tokens.count(body[start:end]), parent.table,
+                parent.header)
 
 
 def pack(body: str, spans: list[Span], max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Span]:
@@ -127,4 +148,5 @@ def _join(body: str, a: Span, b: Span) -> Span:
         max(a.page_end, b.page_end),
         tokens.count(body[a.start : b.end]),
         a.table and b.table,
+        a.header,  # the joined piece starts as `a` does; a header `b` carries is inside `a` or before it
     )
