@@ -32,3 +32,11 @@ def test_references_are_not_quantities(sentence, expected):
 ])
 def test_quantities_beside_no_reference_stay(sentence, expected):
     assert sorted(quantities(sentence)) == sorted(expected)
+
+
+@pytest.mark.parametrize("sentence, figures", [
+    ("The office closes at 1:00am on weekdays.", {"1:00am"}),  # not "1", not "00am"
+    ("Doors open at 7:30 pm for the 120 guests.", {"7:30 pm", "120", "120 guests"}),  # not "30 pm"
+])
+def test_a_time_of_day_is_one_candidate_and_none_of_its_pieces(sentence, figures):
+    assert {span.text for span in candidates(sentence, 4) if any(ch.isdigit() for ch in span.text)} == figures

@@ -96,6 +96,7 @@ def candidates(sentence: str, max_phrase_words: int) -> list[Span]:
     phrases run to at most `max_phrase_words` content words."""
     found: dict[tuple[int, int], Span] = {}
     notes = [m.span() for m in _FOOTNOTE.finditer(sentence)]
+    times: list[tuple[int, int]] = []
 
     def add(start: int, end: int, kind: str) -> None:
         text = sentence[start:end].strip(" .,;:()'\"“”")
@@ -106,6 +107,10 @@ def candidates(sentence: str, max_phrase_words: int) -> list[Span]:
         key = (start, start + len(text))
         if any(a <= key[0] and key[1] <= b for a, b in notes):
             return  # a reference mark ("[163]"), not something the text states
+        if kind != "time" and any(a < key[1] and key[0] < b and not (key[0] <= a and b <= key[1]) for a, b in times):
+            return  # a piece of a time of day ("00am" of "1:00am") says no time
+        if kind == "time":
+            times.append(key)
         if key not in found:
             found[key] = Span(text, kind, key[0], key[1])
 
