@@ -172,3 +172,15 @@ def test_a_table_weighting_an_unknown_signal_is_a_one_line_error(tmp_path, monke
 ])
 def test_two_answers_say_the_same_when_one_holds_the_others_words(one, other, same):
     assert reader_confidence.same_answer(one, other) is same
+
+
+@pytest.mark.parametrize("question", [
+    "How do the startup times of the generators and the pumps compare?",  # multi-source: sub-questions
+    "Who trains the operators that start the diesel generators?",  # multi-bridge: next queries
+])
+def test_a_chat_reader_is_never_given_the_completion_prompts_of_the_search(tmp_path, question):
+    pipeline = _pipeline(tmp_path, "within 10 seconds [1]")
+    result = pipeline.answer(question)
+    generated = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"]
+    assert generated and all(prompt.startswith("<system>\n") for prompt in generated)
+    assert not any(step.to_json().get("source") == "model" for step in result.refined.steps)

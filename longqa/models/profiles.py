@@ -136,6 +136,14 @@ def profile_of(generator) -> Profile | None:
     return None
 
 
+def writes_completions(generator) -> bool:
+    """Whether the generator continues few-shot completion prompts (the sub-question and
+    next-query prompts are written as those): a declared chat profile does not; it answers them.
+    A model no profile declares is taken as it comes."""
+    profile = profile_of(generator)
+    return generator is not None and (profile is None or not profile.chat)
+
+
 def is_reader(generator) -> bool:
     """Whether the answer is written by the model and proven after (a READER profile)."""
     profile = profile_of(generator)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from longqa.ask.search import outline_choice
 from longqa.ask.search import queries
-from longqa.models import skill
+from longqa.models import profiles, skill
 from longqa.ask.search import leaf_ranker
 from longqa.ask.search.back_matter import asks_sources, weight_back_matter
 from longqa.ask.search.refine import score_trees, select, select_flat
@@ -76,7 +76,8 @@ class Planner:
         tick = time.perf_counter()
         subs: list[str] = []
         if p.use_expansion and self.analysis.type == "multi-source" and p.max_steps > 0:
-            subs, source = queries.sub_questions(generator, self.question, p.max_steps)
+            writer = generator if profiles.writes_completions(generator) else None
+            subs, source = queries.sub_questions(writer, self.question, p.max_steps)
             for sub in subs:
                 self._log("split", query=sub, source=source)
             if not subs:
@@ -131,7 +132,7 @@ class Planner:
                 self.question, self.analysis.type, roots, scored, budget, s, self.refined.steps,
                 generator=generator, model_weight=skill.weight(generator, "sufficiency"),
                 term_weights=self.refined.evidence.weights, outline_sections=weights,
-                lookup=self._lookup, model_query=self._model_query if generator is not None else None,
+                lookup=self._lookup, model_query=self._model_query if profiles.writes_completions(generator) else None,
                 sub_questions=subs, sub_scores=sub_scores, max_hops=max_hops,
                 found=self.refined.evidence.found,
             )
