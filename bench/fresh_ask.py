@@ -12,7 +12,8 @@ last three counted from the process's start). Then the parts of one fresh proces
 context, the context-only question, the answer), each with its wall and CPU time and the memory
 after it, and one `python -X importtime` run of `ask --context-only` lists
 the slowest imports. With --profiles (default: every installed profile, models/profiles.py) it
-times `ask -m NAME` for each, first token and whole answer; --out writes those rows as JSON
+times `ask -m NAME` for each: a reader's first words (first_draft: written, before they are
+proven), the first answer token and the whole answer; --out writes those rows as JSON
 (bench/profile_figures.py reads them). The load average is printed beside every figure: the
 machine may be shared, and a loaded machine's figures are not an idle one's.
 
@@ -69,14 +70,14 @@ def measure(label: str, argv: list[str], env: dict, runs: int) -> dict:
                 stages.setdefault(key, []).append(value)
     print(f"{label:32s} wall {statistics.median(walls):5.2f} s  cpu {statistics.median(cpus):5.2f} s  "
           f"peak {peak:5.0f} MiB  ({runs} runs; {load()})")
-    for key in ("startup", "retrieval", "context", "generator_load", "generator_wait", "focus", "first_token",
-                "total"):
+    for key in ("startup", "retrieval", "context", "generator_load", "generator_wait", "focus", "first_draft",
+                "first_token", "total"):
         if key in stages:
             print(f"    {key:20s} {statistics.median(stages[key]):6.3f} s")
     return {"wall_p50": round(statistics.median(walls), 2), "cpu_p50": round(statistics.median(cpus), 2),
             "peak_mib": round(peak), "runs": runs, "load": [round(x, 2) for x in os.getloadavg()],
             **{f"{key}_p50": round(statistics.median(values), 2) for key, values in stages.items()
-               if key in ("first_token", "total")}}
+               if key in ("first_draft", "first_token", "total")}}
 
 
 def slowest_imports(argv: list[str], env: dict, top: int = 12) -> None:

@@ -45,6 +45,7 @@ def figures() -> dict:
             "sure_f1": overall.get("sure_f1"), "questions": report["questions"], "half": report["half"],
             "report": path, "commit": report["commit"],
             "seconds_per_question": timing.get("wall_p50"), "first_token": timing.get("first_token_p50"),
+            "first_draft": timing.get("first_draft_p50"),
             "peak_mib": timing.get("peak_mib"), "timing_load": timing.get("load"),
             "timing_commit": fresh.get("commit"), "timing_machine": fresh.get("machine"),
         }

@@ -5,6 +5,11 @@ absent fact exit 4. The reader profiles are skipped, with the reason, where thei
 
 from __future__ import annotations
 
+import os
+import pty
+import subprocess
+import sys
+
 import pytest
 
 from longqa.models import profiles
@@ -93,3 +98,34 @@ def test_the_structurer_answers_figures_from_spans(manual_db):
     assert result.returncode == 0, result.stderr
     assert data["quotes"] and data["unsure"] in (True, False)  # a chooser's pick, shown with its confidence
     _exact(manual_db, data["quotes"][0])
+
+
+def _ask_on_terminal(db, *args: str) -> tuple[str, int]:
+    """`longqa ask ARGS` with stdout on a pseudo-terminal: (what the terminal received, exit code)."""
+    controller, terminal = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("LONGQA_DEBUG", "LONGQA_MODEL")}
+    process = subprocess.Popen([sys.executable, "-m", "longqa", "ask", *args, "-d", str(db)],
+                               stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.DEVNULL, env=env)
+    os.close(terminal)
+    received = bytearray()
+    while True:  # until the command's end closes the terminal (EIO on Linux)
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    os.close(controller)
+    return received.decode("utf-8", "replace"), process.wait(60)
+
+
+def test_a_readers_words_show_dimmed_as_written_then_give_way_to_the_proven_answer(manual_db):
+    model = _profile_or_skip(profiles.QWEN_05B.name)  # the reader CI installs
+    shown, code = _ask_on_terminal(manual_db, FIGURE, "-m", model)
+    assert code == 0, shown
+    draft, _, after = shown.partition("\r\x1b[K")
+    assert "\x1b[2m" in draft and "850" in draft  # the reply, dimmed, before it was proven
+    assert after.lstrip().startswith("850 cubic metres [")  # the proven answer in its place
+    piped = run("ask", FIGURE, "-m", model, db=manual_db)
+    assert piped.stdout.startswith("850 cubic metres [") and "\x1b" not in piped.stdout  # a pipe gets the answer only

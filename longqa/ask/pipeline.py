@@ -171,12 +171,14 @@ class Pipeline:
         add_step(refined.steps, "excerpt", searched_tokens=pool, tokens=refined.context_tokens)
 
     # -- answers -----------------------------------------------------------------------------
-    def stream(self, question: str, doc_ids: list[int] | None = None) -> AnswerStream:
-        """Context first (blocking), then an iterator over the answer's pieces as generated."""
+    def stream(self, question: str, doc_ids: list[int] | None = None, on_draft=None) -> AnswerStream:
+        """Context first (blocking), then an iterator over the answer's pieces as generated. A
+        reader's reply goes to `on_draft` piece by piece while it is written, before it is proven
+        (timings: first_draft)."""
         with applied(self.ask_settings):
-            return self._stream(question, doc_ids)
+            return self._stream(question, doc_ids, on_draft)
 
-    def _stream(self, question: str, doc_ids: list[int] | None) -> AnswerStream:
+    def _stream(self, question: str, doc_ids: list[int] | None, on_draft=None) -> AnswerStream:
         started = time.perf_counter()
         refined = self.retrieve_context(question, doc_ids)
         if not refined.found or self.generator is None:
@@ -193,10 +195,15 @@ class Pipeline:
         first_token: list[float] = []
         grounding: list = []
 
+        def drafted(piece: str) -> None:
+            refined.timings.setdefault("first_draft", time.perf_counter() - started)
+            if on_draft is not None:
+                on_draft(piece)
+
         def pieces() -> Iterator[str]:
             tick = time.perf_counter()
             with applied(self.ask_settings):  # the pieces are generated after stream() returned
-                for piece in run_answer(self.generator, asked, plan, grounding):
+                for piece in run_answer(self.generator, asked, plan, grounding, drafted):
                     if not first_token:
                         first_token.append(time.perf_counter() - started)
                         refined.timings["to_first_piece"] = time.perf_counter() - tick

@@ -154,17 +154,19 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, pref
             print_context(refined)
         raise typer.Exit(_exit_code(refined.found))
 
-    stream = pipeline.stream(question, doc_ids)
+    out = sys.stdout
+    streaming = not (no_stream or as_json)
+    draft = _Draft(out if streaming and out.isatty() else None)
+    stream = pipeline.stream(question, doc_ids, on_draft=draft.show)
     if generator is not None:
         # llama.cpp's loader points stdout and stderr at /dev/null while it reads a model, for the
         # whole process: nothing may be written (or sys.stdout taken) before the load has ended.
         generator.settle()
-    streaming = not (no_stream or as_json)
     shown = streaming and stream.refined.found
-    out = sys.stdout
     first_piece = None
     for piece in stream:
         if shown:
+            draft.clear()
             out.write(for_terminal(piece, out))
             out.flush()
         if first_piece is None:
@@ -173,7 +175,8 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, pref
         out.write("\n")
     result = stream.result
     assert result is not None
-    _note_times(result.refined, generator, startup, first_piece)
+    draft.clear()
+    _note_times(result.refined, generator, startup, first_piece, draft.first)
     _report(result.refined, explain, result.grounding, pipeline.settings_in_effect())
     if as_json:
         print_json(result.as_json())
@@ -197,10 +200,33 @@ def _paged(store, passages) -> set[int]:
     return {doc_id for doc_id in {p.doc_id for p in passages} if cites_pages(get_document(store, doc_id))}
 
 
-def _note_times(refined, generator, startup: float, first_piece: float | None = None) -> None:
+class _Draft:
+    """A reader's reply shown dimmed on a terminal while it is written, and wiped when the proven
+    answer is printed in its place (never on a pipe: what a script reads is only the answer)."""
+
+    def __init__(self, terminal):
+        self.terminal, self.first, self.shown = terminal, None, False
+
+    def show(self, piece: str) -> None:
+        if self.first is None:
+            self.first = since_start()
+        if self.terminal is not None and piece:
+            self.terminal.write(("" if self.shown else "\x1b[2m") + for_terminal(piece.replace("\n", " "), self.terminal))
+            self.terminal.flush()
+            self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.terminal.write("\x1b[0m\r\x1b[K")
+            self.shown = False
+
+
+def _note_times(refined, generator, startup: float, first_piece: float | None = None,
+                first_draft: float | None = None) -> None:
     """The timings a shell user waits by, counted from the process's start: `startup` (interpreter,
-    imports, store, embedder) before the question's work begins, `first_token` when the first
-    answer piece was shown (or, not streaming, produced) and `total` now. The pipeline's own
+    imports, store, embedder) before the question's work begins, `first_draft` when a reader's
+    first words were written (shown dimmed on a terminal before they are proven), `first_token`
+    when the first answer piece was shown (or, not streaming, produced) and `total` now. The pipeline's own
     stage figures stay as they are. The generator (a LazyModel, or None) loads at its first use
     or on a thread (`generator_wait`: how long the answer waited for that load)."""
     timings = refined.timings
@@ -208,6 +234,8 @@ def _note_times(refined, generator, startup: float, first_piece: float | None = 
     if generator is not None and generator.load_seconds is not None:
         timings["generator_load"] = generator.load_seconds
         timings["generator_wait"] = generator.wait_seconds
+    if first_draft is not None:
+        timings["first_draft"] = first_draft
     if first_piece is not None:
         timings["first_token"] = first_piece
     else:

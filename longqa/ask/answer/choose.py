@@ -28,7 +28,7 @@ from longqa.text.words import overlap
 
 def choose_short(generator, asked: Asked, focused: list[Sentence], prompt: str,
                  context: list[Sentence] | None = None, bridges: list[str] = (), embedder=None,
-                 ranker: ranking.Ranker | None = None) -> tuple[str, Grounding]:
+                 ranker: ranking.Ranker | None = None, on_draft=None) -> tuple[str, Grounding]:
     """The answer line ("about 52 hours [1]") and its grounding for a short-answer question:
     lettered options by the model, a figure computed over a table row when the rules are sure, a
     whole sentence when the question asks for a passage, else the ranked candidates' best.
@@ -46,7 +46,7 @@ def choose_short(generator, asked: Asked, focused: list[Sentence], prompt: str,
             return ranked_answer(generator, asked, focused, prompt, context, bridges, embedder, ranker,
                                  draft=draft, model=model)
 
-        return reader.answer(generator, asked, focused, context, prompt, fallback)
+        return reader.answer(generator, asked, focused, context, prompt, fallback, on_draft)
     return ranked_answer(generator, asked, focused, prompt, context, bridges, embedder, ranker)
 
 

@@ -138,10 +138,17 @@ def whole_figure(text: str, start: int, end: int) -> tuple[int, int]:
     return (best.start, best.end) if best is not None else (start, end)
 
 
-def read(generator, prompt: str, asked: Asked) -> Reply:
-    """The reader's reply to `prompt` (temperature 0), with its own probability."""
+def read(generator, prompt: str, asked: Asked, on_draft=None) -> Reply:
+    """The reader's reply to `prompt` (temperature 0), with its own probability; `on_draft` is
+    given each piece of the reply as it is written (what a terminal shows while it waits for the
+    answer to be proven)."""
     settings = in_effect().answer
-    raw = "".join(generator.stream(prompt, max_tokens=settings.reader_tokens_out, stop=["\n"], temperature=0.0))
+    pieces = []
+    for piece in generator.stream(prompt, max_tokens=settings.reader_tokens_out, stop=["\n"], temperature=0.0):
+        pieces.append(piece)
+        if on_draft is not None:
+            on_draft(piece)
+    raw = "".join(pieces)
     reply = parse(raw, yesno=asked.want == "yesno")
     if raw.strip():
         reply.probability = own_probability(generator, prompt, raw)
@@ -160,11 +167,11 @@ def own_probability(generator, prompt: str, said: str) -> float:
 
 
 def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sentence], prompt: str,
-           fallback) -> tuple[str, Grounding]:
+           fallback, on_draft=None) -> tuple[str, Grounding]:
     """The answer line and its grounding (see the module's docstring). `fallback(draft, model)` is
     the span ranker's choice given the reader's reply as its draft, the shortlist scored by the
     model or (model False: for the alternatives of a proven answer) by the prior stage alone."""
-    reply = read(generator, prompt, asked)
+    reply = read(generator, prompt, asked, on_draft)
     settings = in_effect().answer
     if reply.verdict is not None:
         return _verdict(generator, reply, asked, focused, context)

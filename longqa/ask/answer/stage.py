@@ -94,11 +94,13 @@ def reader_prompt(generator, asked: Asked, passages: str) -> str:
                                   Message("user", prompts.reader_message(question, passages, asked.letters))])
 
 
-def run_answer(generator: Generator, asked: Asked, plan: AnswerPlan, grounding: list) -> Iterator[str]:
-    """The answer's text pieces; the Grounding (quotes, candidates) is appended to `grounding`."""
+def run_answer(generator: Generator, asked: Asked, plan: AnswerPlan, grounding: list,
+               on_draft=None) -> Iterator[str]:
+    """The answer's text pieces; the Grounding (quotes, candidates) is appended to `grounding`.
+    A reader's reply, before it is proven, goes to `on_draft` piece by piece as it is written."""
     if plan.mode == "short":
         text, found = choose.choose_short(generator, asked, plan.focused, plan.prompt, plan.sentences,
-                                          plan.bridges, plan.embedder)
+                                          plan.bridges, plan.embedder, on_draft=on_draft)
         grounding.append(found)
         yield text
         return
