@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-import longqa.models.resolve as resolve
 from longqa.ask.settings import AskSettings
 from longqa.cli import main
 from tests.conftest import use_fake_models

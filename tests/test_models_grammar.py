@@ -20,17 +20,10 @@ def test_choice_lists_each_option_once_in_order():
         grammar.choice(["a", ""])
 
 
-def test_choice_list_allows_one_to_n_items():
-    text = grammar.choice_list(["A", "B"], max_items=3)
-    assert text == 'root ::= item (", " item)? (", " item)?\nitem ::= "A" | "B"\n'
-    assert grammar.choice_list(["A"], max_items=1) == 'root ::= item\nitem ::= "A"\n'
-
-
 @pytest.mark.models
 @pytest.mark.parametrize("text", [
     grammar.choice([" yes", " no"]),
     grammar.choice(['say "x"', "line\nbreak"]),
-    grammar.choice_list(["1", "2", "3"], max_items=2),
     grammar.integer(4),
     grammar.line(40),
 ])

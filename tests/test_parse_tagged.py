@@ -5,7 +5,7 @@ from pathlib import Path
 from longqa.parse import parse_file
 from longqa.structure.tree import leaves, sections
 from longqa.structure.tree_source import structure_document
-from tests.cli import run, run_json
+from tests.cli import run_json
 
 PAGE = """<!DOCTYPE html><html><head><title>Kestrel Valley &amp; Works</title>
 <style>p { color: red }</style><script>var x = "<p>not text</p>";</script></head>

@@ -8,7 +8,7 @@ from longqa.parse.pdf import parse_pdf
 from longqa.structure.tree_source import structure_document
 from longqa.structure.bookmarks import outline_headings
 from longqa.structure.numbering import numbering
-from longqa.structure.tree import leaves, sections, walk
+from longqa.structure.tree import leaves, sections
 from tests.cli import run, run_json
 from tests.pdfgen import BODY, H, P, Row, make_pdf, sentence
 

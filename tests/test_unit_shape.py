@@ -10,7 +10,7 @@ import pytest
 from longqa.parse import parse_file
 from longqa.structure.boundaries import BoundarySettings, gap_scores, section_plan
 from longqa.structure.llm import LlmStructurer, StructureOptions
-from longqa.structure.paragraph_units import paragraph_units, unit_pages
+from longqa.structure.paragraph_units import paragraph_units
 from longqa.structure.unit_shape import FORMULA, LIST, PROSE, SMALL, TABLE, unit_layout, unit_shape, unit_shapes
 from tests.fakes import OutlineGenerator
 from tests.pdfgen import BODY, P, Row, make_pdf

@@ -49,16 +49,6 @@ def analysis_prompt(question: str, scope: str | None = None) -> str:
     return text if scope is None else text + f" {scope}\nType:"
 
 
-# -- evidence check ---------------------------------------------------------------------------
-def evidence_prompt(question: str, passages: list[str]) -> str:
-    shown = "\n\n".join(f"Passage {i}: {text}" for i, text in enumerate(passages, start=1))
-    return (
-        "A reader checks whether the passages state the answer to a question.\n\n"
-        f"{shown}\n\nQuestion: {one_line(question)}\n"
-        "Do the passages contain the answer to the question? Answer yes or no:"
-    )
-
-
 # -- sufficiency during the search (GARLIC/PECAN's first turn) -------------------------------------
 # The question comes BEFORE the information, and each selected node is appended at the end, so
 # consecutive checks share the whole prefix in the KV cache: a step costs only the new node's

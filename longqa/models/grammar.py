@@ -24,16 +24,6 @@ def choice(options: list[str]) -> str:
     return "root ::= " + " | ".join(literal(option) for option in dict.fromkeys(options)) + "\n"
 
 
-def choice_list(options: list[str], max_items: int, separator: str = ", ") -> str:
-    """One to `max_items` of `options`, separated by `separator` (repeats are not prevented)."""
-    if max_items < 1:
-        raise ValueError("max_items must be at least 1")
-    item = "item ::= " + " | ".join(literal(option) for option in dict.fromkeys(options))
-    rest = f"({literal(separator)} item)"
-    tail = " ".join([rest + "?"] * (max_items - 1))
-    return f"root ::= item {tail}".rstrip() + "\n" + item + "\n"
-
-
 def token_sequence(token_ids: list[int]) -> str:
     """Output exactly these tokens, named by id (`<[id]>`, llama.cpp's token references). A text
     literal would not do for scoring: greedy decoding under it may spell " about" as " ", "a",

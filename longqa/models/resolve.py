@@ -172,8 +172,3 @@ def _make_embedder(embed_model: str | None, embed_url: str | None):
         embedder = default_embedder()
         embedder.source = SOURCE_DEFAULT
     return embedder
-
-
-def forget_loaded() -> None:
-    """Drop the loaded models (tests; a long-running caller switching models)."""
-    _LOADED.clear()

@@ -42,7 +42,6 @@ def weight(generator, decision: str) -> float:
     """Weight in [0, 1] of `decision` made by `generator` (0 without a generator)."""
     if generator is None:
         return 0.0
-    names = [str(getattr(generator, key, "") or "") for key in ("name", "model_file")]
     table = measured_table(generator)
     if table is None or decision not in table:
         return 0.0

@@ -17,13 +17,10 @@ in users' words and dev questions. Found = cosine >= `relevance.cosine_min` or c
 store (two Wikipedia sets), so that figure overstates the harm. The cosine threshold belongs to that
 embedder; another embedder's cosines sit on another scale.
 
-Holds the answer already (OkraLong's "containing"): a rule first, on the IDF-weighted share of
-the question's words (those the store holds at all) found in the top passages: >= 0.8 yes,
-< 0.15 no. In between, the generator's Yes/No probability decides. Neither signal is strong: on
-47 HotpotQA questions the 270M model's p(yes) separated passages holding all gold evidence from
-the rest with AUC 0.66, the word share with AUC 0.74; and on FinanceBench's long, instruction-laden
-questions a share threshold of 0.34 sent most questions to "widen" (back when widening also grew
-the context by half, +1-2 s of prefill). So the rule only fires on clear cases.
+Whether the passages found already hold the answer is the search loop's sufficiency judgement
+(search/loop.py, OkraLong's "containing"): it reads the IDF-weighted share of the question's words
+in the passages (`top_share`) and whether they hold something of the shape asked for
+(`answer_shape_present`) from here.
 """
 
 from __future__ import annotations
@@ -34,11 +31,8 @@ from dataclasses import dataclass, field
 
 import sqlite_utils
 
-from longqa import tokens
-from longqa.ask.prompts import evidence_prompt
 from longqa.text.stems import suffix_stem
 from longqa.ask.settings import DEFAULTS, in_effect
-from longqa.models.base import Generator
 from longqa.retrieve.bm25 import matched_terms
 from longqa.text.words import content_terms
 from longqa.store.nodes import leaf_count
@@ -63,7 +57,6 @@ def topic_of(question: str) -> str:
     return _REQUEST.sub("", question, count=1).strip() or question
 
 
-TOP_YES, TOP_NO = 0.8, 0.15  # share in the first passages: rule "holds it" / "misses it"; the model between
 
 
 @dataclass
@@ -88,14 +81,6 @@ def term_weights(
     counts = {t: n for t, n in matched_terms(db, question, doc_ids).items() if t not in META_WORDS}
     total = leaf_count(db, doc_ids) or 1
     return {term: (math.log(1 + total / (1 + min(n, total))), n) for term, n in counts.items()}
-
-
-def term_coverage(
-    db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None
-) -> tuple[float, list[str]]:
-    """(IDF-weighted coverage in [0, 1], the content words found nowhere). 0 for no content words."""
-    coverage, missing, _ = _coverage(term_weights(db, question, doc_ids))
-    return coverage, missing
 
 
 def _coverage(weighted: dict[str, tuple[float, int]]) -> tuple[float, list[str], dict[str, float]]:
@@ -130,18 +115,6 @@ def relevant(coverage: float, max_cosine: float | None, topical: bool = True,
     return coverage >= coverage_min or max_cosine >= cosine_min
 
 
-def probe(generator: Generator, question: str, texts: list[str], max_tokens: int) -> float:
-    """p(yes): the generator's belief that these passages (each cut to `max_tokens`) hold the answer.
-
-    This is OkraLong's "containing" label, read from the Yes/No token probabilities.
-    """
-    shown = [tokens.truncate(" ".join(t.split()), max_tokens) for t in texts]
-    probs = generator.label_probs(evidence_prompt(question, shown), [" yes", " no"])
-    return probs[" yes"]
-
-
-
-
 def top_share(question: str, texts: list[str], weights: dict[str, float] | None = None) -> float:
     """Share of the question's content words found in `texts`, weighted by `weights` (IDF) when
     given, and then counting only the words the store holds at all: an instruction word such as
@@ -155,17 +128,6 @@ def top_share(question: str, texts: list[str], weights: dict[str, float] | None 
     weight = (lambda t: weights[t]) if weights else (lambda t: 1.0)
     whole = sum(weight(t) for t in terms)
     return sum(weight(t) for t in terms if suffix_stem(t) in present) / whole if whole else 1.0
-
-
-def holds_answer(
-    generator: Generator | None, question: str, texts: list[str], max_tokens: int,
-    weights: dict[str, float] | None = None,
-) -> tuple[float, str]:
-    """(evidence in [0, 1], "rule" | "model"): do the first passages already hold the answer?"""
-    share = top_share(question, texts, weights)
-    if share >= TOP_YES or share < TOP_NO or generator is None:
-        return share, "rule"
-    return probe(generator, question, texts, max_tokens), "model"
 
 
 _ASKS_NUMBER = re.compile(r"\b(how (?:many|much|long|far|old|big|large)|what (?:percentage|percent|amount|number|"
