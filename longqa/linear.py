@@ -61,15 +61,27 @@ def _number(value: object, where: str) -> float:
     return float(value)
 
 
+def softmax(values: list[float]) -> list[float]:
+    """Shares summing to 1, from scores or log-probabilities; -inf (unreachable) gets 0, and when
+    nothing is finite every value gets an even share rather than a division by zero."""
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return [1.0 / len(values)] * len(values) if values else []
+    peak = max(finite)
+    weights = [math.exp(v - peak) if math.isfinite(v) else 0.0 for v in values]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
 def confidence_inputs(scores: list[float], on: str) -> list[float]:
     """What the confidence is calibrated on, per candidate: its score, or (`share`) the log-odds
-    of its share of the softmax over the shortlist."""
+    of its share of the softmax over the shortlist (the others' shares summed directly: 1 - p
+    would round a near-certain share's odds away)."""
     if on == "score" or not scores:
         return list(scores)
-    peak = max(scores)
-    weights = [math.exp(s - peak) for s in scores]
-    total = sum(weights)
-    return [math.log(max(w, 1e-300) / max(total - w, 1e-300)) for w in weights]
+    shares = softmax(scores)
+    return [math.log(max(p, 1e-300) / max(sum(q for j, q in enumerate(shares) if j != i), 1e-300))
+            for i, p in enumerate(shares)]
 
 
 def sigmoid(z: float) -> float:

@@ -5,6 +5,7 @@ regular file of bounded size (a pipe or a device is refused at once, never waite
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from longqa.errors import LongqaError
-from longqa.linear import read_stage
+from longqa.linear import confidence_inputs, read_stage, softmax
 
 FEATURES = {"coverage", "cosine"}
 
@@ -101,3 +102,12 @@ def test_a_weights_file_that_is_no_regular_file_is_refused_at_once(tmp_path, kin
     assert time.monotonic() - started < 1
     assert str(caught.value) == f"{path}: not a regular file ({'a named pipe' if kind == 'fifo' else 'a device'}); " \
                                 "not a test ranker weights file"
+
+
+def test_one_softmax_for_scores_and_log_probabilities():
+    assert softmax([0.0, 0.0]) == [0.5, 0.5]
+    assert softmax([math.log(0.2), math.log(0.6)]) == pytest.approx([0.25, 0.75])
+    assert softmax([-math.inf, 1.0]) == [0.0, 1.0]  # an unreachable label gets nothing
+    assert softmax([-math.inf, -math.inf]) == [0.5, 0.5] and softmax([]) == []
+    # a near-certain share keeps its odds: the others' shares are summed, not 1 - p
+    assert confidence_inputs([50.0, 0.0], "share")[0] == pytest.approx(50.0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from longqa.errors import ModelError
+from longqa.linear import softmax
 
 
 class PromptTooLong(ModelError):
@@ -39,14 +40,7 @@ def unique_labels(labels: list[str]) -> list[str]:
 
 def renormalise(labels: list[str], logprobs: list[float]) -> dict[str, float]:
     """Softmax over the labels' log-probabilities: a distribution over the labels only."""
-    values = np.asarray(logprobs, dtype=np.float64)
-    finite = np.isfinite(values)
-    if not finite.any():  # no label reachable: say so evenly rather than divide by zero
-        return {label: 1.0 / len(labels) for label in labels}
-    values = np.where(finite, values, -np.inf)
-    weights = np.exp(values - values[finite].max())
-    weights /= weights.sum()
-    return {label: float(w) for label, w in zip(labels, weights)}
+    return dict(zip(labels, softmax([float(v) for v in logprobs])))
 
 
 def l2_normalise(matrix: np.ndarray) -> np.ndarray:

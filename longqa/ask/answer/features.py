@@ -23,6 +23,7 @@ from longqa.ask.answer.candidates import Candidate
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.answer.grounded import word_stem
 from longqa.ask.settings import in_effect
+from longqa.linear import softmax
 from longqa.text import closeness, spans
 from longqa.text.words import STOPWORDS, content_terms, overlap, words
 
@@ -146,9 +147,7 @@ def model_share(c: Candidate, ev: Evidence) -> float:
     """The model's probability among the candidates it scored (they sum to 1)."""
     if not ev.model or c.text not in ev.model:
         return 0.0
-    peak = max(ev.model.values())
-    total = sum(math.exp(v - peak) for v in ev.model.values())
-    return math.exp(ev.model[c.text] - peak) / total
+    return dict(zip(ev.model, softmax(list(ev.model.values()))))[c.text]
 
 
 def model_best(c: Candidate, ev: Evidence) -> float:

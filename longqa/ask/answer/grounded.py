@@ -19,6 +19,7 @@ from longqa.text import spans
 from longqa.ask.answer.citations import strip_markers
 from longqa.ask.context import Quote
 from longqa.ask.settings import in_effect
+from longqa.linear import softmax
 from longqa.models.base import SCORES_OPTIONS, supports
 from longqa.text.stems import short_stem
 from longqa.text.words import STOPWORDS, content_terms, overlap, words
@@ -297,10 +298,7 @@ def _model_probabilities(generator, prompt: str, options: list[str], max_tokens:
     logprobs = model_logprobs(generator, prompt, options, max_tokens)
     if not logprobs:
         return [0.0] * len(options)
-    peak = max(logprobs)
-    weights = [math.exp(lp - peak) for lp in logprobs]
-    total = sum(weights)
-    return [w / total for w in weights]
+    return softmax(logprobs)
 
 
 def word_stem(word: str) -> str:
