@@ -89,20 +89,30 @@ def sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
+def read_weights(path: Path, what: str, build):
+    """`build(table)` of the JSON weights file at `path`: a regular file of bounded size (never a
+    pipe or a device, models/regular_file.py). A file that cannot be read, or whose table `build`
+    refuses (ValueError, KeyError, TypeError), is a one-line error naming it and `what` it should be."""
+    try:
+        return build(json.loads(read_regular(Path(path), MAX_WEIGHTS_BYTES).decode("utf-8")))
+    except NotRegularFile as exc:
+        raise LongqaError(f"{path}: {exc}; not {what}") from None
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise LongqaError(f"{path}: not {what} ({type(exc).__name__}: {exc})") from None
+
+
 def read_stage(path: Path, known: set[str], what: str) -> tuple[Stage, dict] | None:
     """A one-stage weights file (weights, means, scales, bias, provenance) and its provenance; None
     when there is no such file. A file that cannot be read as one, or that weights a feature not in
     `known`, is a one-line error naming it and `what` it should be."""
     if not Path(path).exists():
         return None
-    try:
-        table = json.loads(read_regular(path, MAX_WEIGHTS_BYTES).decode("utf-8"))
+
+    def build(table: dict) -> tuple[Stage, dict]:
         stage = stage_from(table)
         unknown = set(stage.weights) - set(known)
         if unknown:
             raise ValueError(f"unknown features {sorted(unknown)}")
         return stage, dict(table.get("provenance", {}))
-    except NotRegularFile as exc:
-        raise LongqaError(f"{path}: {exc}; not {what}") from None
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        raise LongqaError(f"{path}: not {what} ({type(exc).__name__}: {exc})") from None
+
+    return read_weights(path, what, build)

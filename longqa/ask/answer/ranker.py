@@ -16,15 +16,12 @@ says it is unsure and shows the next candidates.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from longqa.ask.answer.candidates import Candidate
-from longqa.linear import MAX_WEIGHTS_BYTES, Stage, confidence_inputs, sigmoid, stage_from
-from longqa.models.regular_file import read_regular
-from longqa.errors import LongqaError
+from longqa.linear import Stage, confidence_inputs, read_weights, sigmoid, stage_from
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker.json")
 
@@ -81,8 +78,4 @@ def from_dict(table: dict) -> Ranker:
 def load(path: Path = WEIGHTS_FILE) -> Ranker:
     """The shipped ranker, or another weights file (read once per process); a file that cannot be
     read as one is a one-line error naming it."""
-    try:
-        # Read as any weights file is: a regular file of bounded size, never a pipe (models/regular_file.py).
-        return from_dict(json.loads(read_regular(Path(path), MAX_WEIGHTS_BYTES).decode("utf-8")))
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise LongqaError(f"{path}: not an answer ranker weights file ({type(exc).__name__}: {exc})") from None
+    return read_weights(Path(path), "an answer ranker weights file", from_dict)
