@@ -152,14 +152,16 @@ def test_the_vector_folder_is_private_and_shuffled_rows_are_rebuilt(tmp_path, db
     path = vector_file.file_for(db_path, FakeEmbedder.name)
     # swap two whole rows (ids and vectors) under the same header, as a careless copy tool might
     raw = bytearray(path.read_bytes())
-    start = len(raw) - len(node_ids) * (16 + matrix.shape[1] * 4)
+    signs = len(node_ids) * 8 * vector_file.code_words(matrix.shape[1])  # the sign bits close the file
+    start = len(raw) - signs - len(node_ids) * (16 + matrix.shape[1] * 4)
     ids = np.frombuffer(bytes(raw[start:start + len(node_ids) * 8]), np.int64).copy()
     ids[[0, 1]] = ids[[1, 0]]
     raw[start:start + len(node_ids) * 8] = ids.tobytes()
     vectors_at = start + len(node_ids) * 16
-    rows = np.frombuffer(bytes(raw[vectors_at:]), np.float32).reshape(matrix.shape).copy()
+    vectors_end = len(raw) - signs
+    rows = np.frombuffer(bytes(raw[vectors_at:vectors_end]), np.float32).reshape(matrix.shape).copy()
     rows[[0, 1]] = rows[[1, 0]]
-    raw[vectors_at:] = rows.tobytes()
+    raw[vectors_at:vectors_end] = rows.tobytes()
     path.write_bytes(bytes(raw))
     loaded = fresh_load(db)
     np.testing.assert_array_equal(loaded.node_ids, node_ids)

@@ -1,7 +1,9 @@
 """Dense retrieval for `ask`: cosine similarity over the stored leaf vectors (store/vectors.py).
 
 The vector matrix is read once per process by longqa.store.vectors; this module only adapts its
-hits to the retrieval `Hit` type and says when dense search cannot be used with this embedder.
+hits to the retrieval `Hit` type, applies the settings' candidate cut for large stores
+(retrieve/settings.py dense_*: exact search up to dense_exact_max vectors) and says when dense
+search cannot be used with this embedder.
 """
 
 from __future__ import annotations
@@ -10,22 +12,26 @@ import numpy as np
 import sqlite_utils
 
 from longqa.retrieve.bm25 import Hit
+from longqa.retrieve.settings import RETRIEVAL, RetrievalSettings
 from longqa.store.nodes import leaf_count
 from longqa.store.vectors import documents_missing_vectors, load_vectors, stale_message
 
 
 def search(
-    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int = 20, doc_ids: list[int] | None = None
+    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int = 20, doc_ids: list[int] | None = None,
+    settings: RetrievalSettings = RETRIEVAL,
 ) -> list[Hit]:
     """The `k` leaves most similar to `query_vector` among those embedded by `model`, best first."""
-    return search_scopes(db, query_vector, model, k, [doc_ids])[0]
+    return search_scopes(db, query_vector, model, k, [doc_ids], settings)[0]
 
 
 def search_scopes(
-    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int, scopes: list[list[int] | None]
+    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int, scopes: list[list[int] | None],
+    settings: RetrievalSettings = RETRIEVAL,
 ) -> list[list[Hit]]:
-    """Top `k` per scope (None = every document), from one pass over the matrix."""
-    found = load_vectors(db, model).search_scopes(query_vector, k, scopes)
+    """Top `k` per scope (None = every document): exact from one pass over the matrix up to
+    `settings.dense_exact_max` vectors, through the candidate cut above it."""
+    found = load_vectors(db, model).search_scopes(query_vector, k, scopes, settings.dense_cut())
     return [[Hit(hit.node_id, hit.score) for hit in hits] for hits in found]
 
 

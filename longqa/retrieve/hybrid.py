@@ -105,7 +105,7 @@ class HybridRetriever:
             seconds["embed"] = time.perf_counter() - tick
             tick = time.perf_counter()
             scopes = [doc_ids, narrow] if narrow else [doc_ids]
-            found = dense.search_scopes(self.db, vector, self.embedder.name, self.k, scopes)
+            found = dense.search_scopes(self.db, vector, self.embedder.name, self.k, scopes, self.settings)
             dense_hits = _union(found[0], found[1]) if narrow else found[0]
             seconds["dense"] = time.perf_counter() - tick
 
