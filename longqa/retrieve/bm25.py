@@ -18,7 +18,7 @@ import sqlite_utils
 
 from longqa.retrieve.settings import RETRIEVAL
 from longqa.retrieve.terms import content_terms, fts_match
-from longqa.store import fts
+from longqa.store import fts, fts_cut
 from longqa.store.nodes import id_range
 
 
@@ -39,7 +39,11 @@ def search(
     ranges = [id_range(db, d) for d in doc_ids] if doc_ids else [None]
     hits: list[Hit] = []
     for span in ranges:
-        rows = fts.match_rows(db, match, RETRIEVAL.column_weights, k * RETRIEVAL.overfetch, span)
+        if span is None:  # the whole store: rows holding only common phrases are not scored (fts_cut.py)
+            rows = fts_cut.match_rows_cut(db, match.split(" OR "), RETRIEVAL.column_weights,
+                                          k * RETRIEVAL.overfetch, RETRIEVAL.bm25_common_rows)
+        else:
+            rows = fts.match_rows(db, match, RETRIEVAL.column_weights, k * RETRIEVAL.overfetch, span)
         keep = fts.leaf_ids_among(db, [node_id for node_id, _ in rows], doc_ids)
         hits += [Hit(node_id, score) for node_id, score in rows if node_id in keep]
     hits.sort(key=lambda h: (-h.score, h.node_id))

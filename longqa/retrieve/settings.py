@@ -37,6 +37,13 @@ class RetrievalSettings:
     term_count_cap: int = tunable(
         1000, "leaves counted per question word for the 'nothing relevant' coverage",
         "enough to tell a rare word from a common one")
+    bm25_common_rows: int = tunable(
+        20_000, "a question's phrase held by more index rows than this is common: BM25 over the whole "
+        "store scores only rows holding one of its rarer phrases (store/fts_cut.py), unless they are "
+        "too few; 0 scores every matching row",
+        "measured (bench/bigstore.py): FTS5 scores ~3 µs a matched row, so 20,000 rows cost ~60 ms; at "
+        "a million leaves 21 FinanceBench dev questions kept the same top 20, in 230 against 868 ms; a "
+        "store of 100,000 leaves has no phrase this common, so smaller stores are not cut")
     dense_exact_max: int = tunable(
         250_000, "dense search scores every vector exactly up to this many in the store (or in a "
         "question's documents); above it, through the candidate cut (dense_cut_pool)",
