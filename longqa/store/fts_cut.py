@@ -5,17 +5,22 @@ financial question's OR of terms ("revenue", "fiscal", "net sales" among them) m
 rows, and bm25() over them took 540-800 ms where counting them took 92. The rows that can reach
 the top are almost always among those holding one of the question's rarer phrases, so the
 phrases are split by how many rows hold them (more than `common_rows`: common) and only rows
-holding a rare phrase are scored, in two queries whose results do not overlap:
+holding a rare phrase are scored, in two queries:
 
-    (rare) AND (common)    rows with a rare and a common phrase
-    (rare) NOT (common)    rows with a rare phrase only
+    (rare) AND (common)    rows with a rare and a common phrase, each with its full score
+    rare                   rows with a rare phrase, scored on the rare phrases alone
 
-Each expression holds every phrase of the question once, and bm25() takes its IDFs from the whole
-index, so each row's score is exactly the one the full OR gives it (checked: the same 80 rows and
-scores on the million-leaf bench store). What is given up: rows holding only common phrases, which
-score at most what those phrases' low IDFs allow; when the rare phrases reach fewer rows than
-were asked for, the full OR runs as before. With no common phrase (any store of the sizes
-measured before, 100,000 leaves) nothing changes.
+The first expression holds every phrase of the question once, and bm25() takes its IDFs from the
+whole index, so its rows' scores are exactly those of the full OR; a row of the second that the
+first lacks holds no common phrase, so its rare-only score is its full score too. A row of the
+second that the first holds beyond its top `limit` scores less than all of those (its rare-only
+score is below its full one), so the best `limit` of both, the first's scores winning, are the
+full OR's best `limit` among rows with a rare phrase (checked: the same 80 rows and scores on the
+million-leaf bench store). The second query reads no common word's list, which is the cost.
+What is given up: rows holding only common phrases, which score at most what those phrases' low
+IDFs allow; when the rare phrases reach fewer rows than were asked for, the full OR runs as
+before. With no common phrase (any store of the sizes measured before, 100,000 leaves) nothing
+changes.
 """
 
 from __future__ import annotations
@@ -63,9 +68,10 @@ def match_rows_cut(db: sqlite_utils.Database, phrases: list[str], column_weights
     rare = [p for p in phrases if p not in common]
     if not common or not rare:
         return match_rows(db, full, column_weights, limit)
-    either, often = " OR ".join(rare), " OR ".join(common)
-    rows = (match_rows(db, f"({either}) AND ({often})", column_weights, limit)
-            + match_rows(db, f"({either}) NOT ({often})", column_weights, limit))
+    either = " OR ".join(rare)
+    both = match_rows(db, f"({either}) AND ({' OR '.join(common)})", column_weights, limit)
+    seen = {node for node, _ in both}
+    rows = both + [row for row in match_rows(db, either, column_weights, limit) if row[0] not in seen]
     if len(rows) < limit:  # too few rows hold a rare phrase: the common ones must fill the list
         return match_rows(db, full, column_weights, limit)
     rows.sort(key=lambda row: (-row[1], row[0]))
