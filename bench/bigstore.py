@@ -1,17 +1,25 @@
-"""Retrieval in a fresh process on a store of 100,000 leaves (model load excluded).
+"""Retrieval in a fresh process on a store of 100,000 leaves or more (model load excluded).
 
-    python bench/bigstore.py [--leaves 100000] [--runs 5]
+    python bench/bigstore.py [--leaves 100000] [--runs 5] [--recall 50]
 
-Builds bench/out/big-<leaves>.db once: synthetic documents of 1,000 leaves each whose texts are
-real FinanceBench leaf texts (so FTS5 has real term statistics) and whose vectors are random unit
-vectors stored under the default embedder's identity (dense search costs the same whatever the
-vectors hold; nothing is embedded, so building takes seconds). Then, each in a fresh Python
-process that has already loaded the embedder and embedded the question (excluded from the
-figure), it times opening the store and one hybrid retrieval (BM25 + dense + fusion): once
-reading the vectors from SQLite with no file possible (how every query ran before the file),
-once with no matrix file yet (read from SQLite and the file written, as after any change to the
-vectors), then `--runs` times with the file mapped. Target: <= 100 ms with the file. The CPU time
-of the timed part is printed too: on a shared machine it is the figure that other load distorts least.
+Builds bench/out/big-<leaves>.db once (time printed): synthetic documents of 1,000 leaves each
+whose texts are real FinanceBench leaf texts (so FTS5 has real term statistics), each copy after
+the first with its numbers changed (so copies are not identical rows), and whose vectors are
+random unit vectors stored under the default embedder's identity (dense search costs the same
+whatever the vectors hold; nothing is embedded). Then, each in a fresh Python process that has
+already loaded the embedder and embedded the question (excluded from the time, not from the peak
+memory), it times opening the store and one hybrid retrieval (BM25 + dense + fusion): once reading
+the vectors from SQLite with no file possible (how every query ran before the file; skipped above
+200,000 leaves, where it holds the whole matrix in memory), once with no matrix file yet (read from
+SQLite and the file written, as after any change to the vectors), then `--runs` times with the
+file mapped: p50 and p95 of wall time, CPU time (the figure other load distorts least) and the
+process's peak resident memory (VmHWM, mapped file pages included; ru_maxrss would keep the
+launcher's size across the exec). Above the settings' dense_exact_max the dense side runs through
+the candidate cut; `--recall N` then measures in a separate process how much of the exact dense
+top k the cut keeps for N random queries (random vectors are its worst case: no structure to
+exploit), and how much of BM25's top k over every matching row the BM25 cut (store/fts_cut.py)
+keeps for up to N FinanceBench dev questions. Targets: <= 100 ms at 100,000 leaves; p50 <= 300 ms
+and peak <= 1.5 GiB at 1,000,000.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,7 +54,47 @@ db = open_db(sys.argv[1])
 opened = time.perf_counter() - tick
 result = HybridRetriever(db, embedder).retrieve(sys.argv[2], query_vector=vector)
 total, cpu = time.perf_counter() - tick, time.process_time() - cpu
-print(json.dumps({"total_s": total, "cpu_s": cpu, "open_s": opened, "parts": result.seconds, "hits": len(result.candidates)}))
+peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) * 1024
+print(json.dumps({"total_s": total, "cpu_s": cpu, "open_s": opened, "parts": result.seconds, "hits": len(result.candidates),
+                  "peak_bytes": peak}))
+"""
+
+RECALL = """
+import json, sys, time
+import numpy as np
+from longqa.models.defaults import EMBEDDER_NAME
+from longqa.retrieve.settings import RETRIEVAL
+from longqa.store import open_db
+from longqa.store.vectors import load_vectors
+vectors = load_vectors(open_db(sys.argv[1]), EMBEDDER_NAME)
+rng = np.random.default_rng(11)
+kept, cut_s = [], []
+for _ in range(int(sys.argv[2])):
+    query = rng.normal(size=vectors.dim).astype(np.float32)
+    exact = {h.node_id for h in vectors.search(query, RETRIEVAL.k)}
+    tick = time.perf_counter()
+    cut = {h.node_id for h in vectors.search(query, RETRIEVAL.k, cut=RETRIEVAL.dense_cut())}
+    cut_s.append(time.perf_counter() - tick)
+    kept.append(len(exact & cut) / len(exact))
+from longqa.retrieve.terms import fts_match
+from longqa.store.fts_cut import match_rows_cut
+db = open_db(sys.argv[1])
+questions = [json.loads(line) for line in open(sys.argv[3])]
+questions = [q["question"] for q in questions if q["dataset"] == "financebench"][:int(sys.argv[2])]
+same, full_s, part_s, cut_count = [], [], [], 0
+k = RETRIEVAL.k
+for question in questions:
+    phrases = fts_match(question).split(" OR ")
+    tick = time.perf_counter()
+    full = match_rows_cut(db, phrases, RETRIEVAL.column_weights, k, 0)
+    full_s.append(time.perf_counter() - tick)
+    tick = time.perf_counter()
+    part = match_rows_cut(db, phrases, RETRIEVAL.column_weights, k, RETRIEVAL.bm25_common_rows)
+    part_s.append(time.perf_counter() - tick)
+    same.append(len({r[0] for r in full} & {r[0] for r in part}) / max(1, len(full)))
+print(json.dumps({"recall": float(np.mean(kept)), "worst": float(np.min(kept)), "cut_s": float(np.median(cut_s)),
+                  "bm25_recall": float(np.mean(same)), "bm25_worst": float(np.min(same)), "bm25_questions": len(same),
+                  "bm25_full_s": float(np.median(full_s)), "bm25_cut_s": float(np.median(part_s))}))
 """
 
 
@@ -72,6 +121,11 @@ def build(target: Path, leaves: int) -> None:
     db = open_db(tmp)
     rng = np.random.default_rng(7)
     next_id, have, number = 1, 0, 0
+
+    def varied(text: str, copy: int) -> str:
+        """The copy's own numbers: real words, but no two copies the same row."""
+        return text if copy == 0 else re.sub(r"\d+", lambda m: str(int(m.group()) + copy), text)
+
     while have < leaves:
         number += 1
         with transaction(db) as conn:
@@ -86,6 +140,7 @@ def build(target: Path, leaves: int) -> None:
             nodes = []
             for i in range(PER_DOC):
                 text, count = texts[(have + i) % len(texts)]
+                text = varied(text, (have + i) // len(texts))
                 nodes.append((root + 1 + i, doc, root, "paragraph", text, f"Section {i // 50}", i + 1, 1,
                               1 + i // 10, 1 + i // 10, 0, len(text), count))
             conn.executemany("INSERT INTO nodes (id, doc_id, parent_id, kind, text, path, ord, depth, page_start, "
@@ -101,8 +156,9 @@ def build(target: Path, leaves: int) -> None:
     tmp.rename(target)
 
 
-def fresh(target: Path) -> dict:
-    run = subprocess.run([sys.executable, "-c", FRESH, str(target), QUESTION], capture_output=True, text=True,
+def fresh(target: Path, script: str = FRESH, *arguments: str) -> dict:
+    run = subprocess.run([sys.executable, "-c", script, str(target), *(arguments or [QUESTION])],
+                         capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
                              filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
     if run.returncode != 0:
@@ -114,6 +170,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--leaves", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--recall", type=int, default=50,
+                        help="random queries (dense) and FinanceBench questions (BM25) for the cuts' agreement (0: none)")
     args = parser.parse_args()
     if not (EVALDATA / "docs" / "financebench").is_dir():
         print(f"evaluation data not found at {EVALDATA}; nothing to measure")
@@ -132,32 +190,56 @@ def main() -> int:
     if not target.exists():
         started = time.perf_counter()
         build(target, args.leaves)
-        print(f"built {target} ({args.leaves} leaves) in {time.perf_counter() - started:.0f} s")
+        print(f"built {target} ({args.leaves} leaves) in {time.perf_counter() - started:.0f} s; "
+              f"{load()}", flush=True)
     shutil.rmtree(vector_file.folder_for(target.resolve()), ignore_errors=True)
+    from longqa.retrieve.settings import RETRIEVAL
 
     def show(label: str, data: dict) -> None:
         if "dense" not in data["parts"]:
             raise SystemExit("dense retrieval did not run: the figure would not be comparable")
         parts = ", ".join(f"{k} {v * 1000:.0f}" for k, v in data["parts"].items())
         print(f"{label}: {data['total_s'] * 1000:.0f} ms, CPU {data['cpu_s'] * 1000:.0f} ms (open {data['open_s'] * 1000:.0f}; {parts} ms); "
-              f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared machine)", flush=True)
+              f"peak {data['peak_bytes'] / 2**20:,.0f} MiB; {load()}", flush=True)
 
     folder = vector_file.folder_for(target.resolve())
-    folder.write_text("blocks the matrix file: every process reads SQLite, as before the file existed")
-    try:
-        show("fresh process, vectors read from SQLite (no file can be written)", fresh(target))
-    finally:
-        folder.unlink()
+    if args.leaves <= 200_000:
+        folder.write_text("blocks the matrix file: every process reads SQLite, as before the file existed")
+        try:
+            show("fresh process, vectors read from SQLite (no file can be written)", fresh(target))
+        finally:
+            folder.unlink()
     show("fresh process, no matrix file yet (read from SQLite, file written)", fresh(target))
-    totals, cpus = [], []
+    store_bytes = sum(p.stat().st_size for p in target.parent.glob(target.name + "*") if p.is_file())
+    vector_bytes = sum(p.stat().st_size for p in folder.iterdir())
+    print(f"store {store_bytes / 1e9:.2f} GB, vectors file {vector_bytes / 1e9:.2f} GB; dense search "
+          f"{'through the candidate cut' if args.leaves > RETRIEVAL.dense_exact_max else 'exact'} "
+          f"(dense_exact_max {RETRIEVAL.dense_exact_max:,}, dense_cut_pool {RETRIEVAL.dense_cut_pool:,})", flush=True)
+    totals, cpus, peaks = [], [], []
     for run in range(args.runs):
         data = fresh(target)
         totals.append(data["total_s"])
         cpus.append(data["cpu_s"])
+        peaks.append(data["peak_bytes"])
         show(f"fresh process, matrix file mapped, run {run + 1}", data)
-    print(f"median with the file: {np.median(totals) * 1000:.0f} ms wall, {np.median(cpus) * 1000:.0f} ms CPU "
-          f"(target <= 100 ms)")
+    print(f"with the file, {args.runs} fresh processes: p50 {np.percentile(totals, 50) * 1000:.0f} ms, "
+          f"p95 {np.percentile(totals, 95) * 1000:.0f} ms wall; CPU p50 {np.median(cpus) * 1000:.0f} ms; "
+          f"peak memory max {max(peaks) / 2**20:,.0f} MiB; {load()} (targets: <= 100 ms at 100,000 leaves; "
+          f"p50 <= 300 ms, peak <= 1,536 MiB at 1,000,000)", flush=True)
+    if args.recall and args.leaves > RETRIEVAL.dense_exact_max:
+        data = fresh(target, RECALL, str(args.recall), str(EVALDATA / "dev.jsonl"))
+        print(f"candidate cut against exact dense search, {args.recall} random queries: recall@{RETRIEVAL.k} "
+              f"{data['recall']:.3f} (worst {data['worst']:.2f}), cut {data['cut_s'] * 1000:.0f} ms (warm); {load()}")
+        print(f"BM25 scoring only rows with a rare phrase against every matching row, {data['bm25_questions']} "
+              f"FinanceBench dev questions: top {RETRIEVAL.k} shared {data['bm25_recall']:.3f} (worst "
+              f"{data['bm25_worst']:.2f}); median {data['bm25_cut_s'] * 1000:.0f} ms against "
+              f"{data['bm25_full_s'] * 1000:.0f} ms (warm); {load()}")
     return 0
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} / {five:.2f} / {fifteen:.2f} on {os.cpu_count()} cores"
 
 
 if __name__ == "__main__":
