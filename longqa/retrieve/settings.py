@@ -42,7 +42,7 @@ class RetrievalSettings:
         "store scores only rows holding one of its rarer phrases (store/fts_cut.py), unless they are "
         "too few; 0 scores every matching row",
         "measured (bench/bigstore.py): FTS5 scores ~3 µs a matched row, so 20,000 rows cost ~60 ms; at "
-        "a million leaves 21 FinanceBench dev questions kept the same top 20, in 230 against 868 ms; a "
+        "a million leaves 21 FinanceBench dev questions kept the same top 20, in 154 against 603 ms; a "
         "store of 100,000 leaves has no phrase this common, so smaller stores are not cut")
     dense_exact_max: int = tunable(
         250_000, "dense search scores every vector exactly up to this many in the store (or in a "
