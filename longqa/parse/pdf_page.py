@@ -155,7 +155,9 @@ def wraps_cells(previous: list[Line], row: list[Line]) -> list[int] | None:
     owners: list[int] = []
     for line in row:
         index = next((i for i, cell in enumerate(previous) if abs(cell.x0 - line.x0) <= slack), None)
-        if index is None or index in owners or not (_has_letters(line.text) and _has_letters(previous[index].text)):
+        if index is None or index in owners:
+            return None
+        if not (_has_letters(line.text) and _has_letters(previous[index].text)):
             return None
         owners.append(index)
     return owners
