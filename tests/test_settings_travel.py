@@ -15,7 +15,8 @@ from tests.ask_support import build_store, make_pipeline, reactor_handbook
 
 # A value for each retrieval field that differs from its default.
 CHANGED = {"k": 7, "pattern_lean": 0.9, "name_boost": 1.5, "relative_cutoff": 0.3, "named_doc_min": 0.5,
-           "column_weights": (0.0, 0.2, 1.0), "overfetch": 2, "term_count_cap": 50, "query_cache": 4,
+           "partly_named": 0.5, "column_weights": (0.0, 0.2, 1.0), "overfetch": 2, "term_count_cap": 50,
+           "query_cache": 4,
            "bm25_common_rows": 100, "dense_exact_max": 1000, "dense_cut_pool": 50, "dense_cut_levels": 2}
 
 

@@ -89,7 +89,8 @@ def tunable(default: Any, what: str, chosen: str, unlearned: str = "", *, low: f
 # The first-stage retrieval section is declared in retrieve/settings.py, below this module; its
 # fields' ranges (those not from 0 up) are declared here.
 RETRIEVAL_ALLOWED = {"k": Allowed(low=1), "pattern_lean": Allowed(high=1), "relative_cutoff": Allowed(high=1),
-                     "named_doc_min": Allowed(high=1), "column_weights": Allowed(), "overfetch": Allowed(low=1),
+                     "named_doc_min": Allowed(high=1), "partly_named": Allowed(high=1),
+                     "column_weights": Allowed(), "overfetch": Allowed(low=1),
                      "term_count_cap": Allowed(low=1), "query_cache": Allowed(low=1)}
 
 TUNE = "tune-half eval runs"

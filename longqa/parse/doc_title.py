@@ -34,6 +34,15 @@ def generic_heading(text: str) -> bool:
     return bare in GENERIC_SECTIONS
 
 
+def named_programs(title: str) -> list[str]:
+    """The names a title in a NAME line's form gives before its dash ("gzip, gunzip, zcat -
+    compress or expand files" → gzip, gunzip, zcat); [] for any other title."""
+    if not _NAME_LINE.match(title):
+        return []
+    names = re.split(r"\s+(?:\\-|[-–—])\s+", title, maxsplit=1)[0]
+    return [name.strip() for name in names.split(",") if name.strip()]
+
+
 def name_line(blocks: list[Block], within: int = 12) -> str | None:
     """The line under a manual page's NAME heading among the first `within` blocks, whitespace
     normalised, or None where the document has no such section. The heading may share its block

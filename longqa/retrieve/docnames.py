@@ -1,26 +1,41 @@
-"""A document-level signal: how well the question names a document (its title or file name).
+"""A document-level signal: how well the question names a document (its title, file name, a
+manual page's programs, its opening heading).
 
 Questions over a shelf of filings name the company and the year ("Nike's revenue in FY2018");
-file names and titles carry exactly those words (NIKE_2018_10K.pdf). Each document scores the
-IDF-weighted share of the question's terms found in its name, so a word every document shares
-counts for little and the document that matches "nike" and "2018" wins over one matching "2018".
-A file name often glues a company's words (MGMRESORTS, BESTBUY): a name the question says may
-open such a word.
+file names and titles carry exactly those words (NIKE_2018_10K.pdf). Questions over a shelf of
+manuals name the program or module ("What does git log --follow do?", "fs.readFile()"); a manual
+page's NAME line says which programs it is about (title "gzip, gunzip, zcat - compress or expand
+files"), and a text's opening heading what it is ("THE SED FAQ").
+
+A document has several names, each a set of words: its title with its file name, the file name
+alone, each program its NAME line gives (or the whole title), and, for a document titled only by
+its file name, its first top-level heading that is not a generic section name. A word weighs by
+how few documents' names hold it (IDF over names), so a word every document shares counts for
+little, and a document scores the weight of its name words the question says. A question that
+says one of a document's names whole ("sed", "git log", "fs") names it more than the documents
+whose names it only touches: beside such a document, each of those counts only the share of its
+best name that the question says ("sed" of "THE SED FAQ", "file" of "File system"). Where no name
+is said whole (a year that several filings' names share), the weights alone decide. A file name
+often glues a company's words (MGMRESORTS, BESTBUY): a name the question says may open such a
+word.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import sqlite_utils
 
-from longqa.retrieve.terms import content_terms, words
+from longqa.parse.doc_title import generic_heading, named_programs
+from longqa.retrieve.terms import STOPWORDS, content_terms, words
 from longqa.store.db import database_name
-from longqa.store.documents import document_labels, documents_version
+from longqa.store.documents import document_labels, documents_version, top_headings
 
-_NAME_CACHE: dict[tuple[str, int, int], dict[int, set[str]]] = {}
+_NAME_CACHE: dict[tuple[str, int, int], dict[int, "Identity"]] = {}
+_WEIGHT_CACHE: dict[str, object] = {}  # the last scope's name-word weights, by its key
 
 
 def with_runs(terms: set[str]) -> set[str]:
@@ -37,35 +52,95 @@ def name_terms(title: str, path: str) -> set[str]:
     return with_runs(set(words(title)) | set(words(stem.replace("_", " "))))
 
 
-def document_names(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, set[str]]:
+@dataclass(frozen=True)
+class Identity:
+    """The names a document goes by, each the set of words that says it whole."""
+
+    names: tuple[frozenset[str], ...]
+    words: frozenset[str]  # every word of them
+
+
+def identity(title: str, path: str, headings: list[str] = ()) -> Identity:
+    """A document's names: title and file name together, the file name alone, each program of a
+    NAME line (else the title), and, where the title is only the file name, the first top-level
+    heading that is not a generic section name (a plain text's "THE SED FAQ")."""
+    stem = _stem(path)
+    parts = [f"{title} {stem}", stem, *(named_programs(title) or [title])]
+    if _untitled(title, path):
+        parts += [h for h in headings if not generic_heading(h)][:1]
+    found = (frozenset(with_runs(set(words(part))) - STOPWORDS) for part in parts)
+    names = tuple(dict.fromkeys(name for name in found if name))
+    return Identity(names, frozenset().union(*names))
+
+
+def _stem(path: str) -> str:
+    return Path(path).stem.replace("_", " ")
+
+
+def _untitled(title: str, path: str) -> bool:
+    """Whether the document found no title of its own: the parsers then title it by its file name."""
+    return title.strip() == Path(path).stem
+
+
+def document_identities(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, Identity]:
     key = (database_name(db), *documents_version(db))
     if key not in _NAME_CACHE:
         _NAME_CACHE.clear()
-        _NAME_CACHE[key] = {doc.id: name_terms(doc.title, doc.path) for doc in document_labels(db).values()}
-    names = _NAME_CACHE[key]
-    return {d: names[d] for d in doc_ids if d in names} if doc_ids else dict(names)
+        labels = document_labels(db).values()
+        # Headings are read only where some document is titled by its file name.
+        headings = top_headings(db) if any(_untitled(doc.title, doc.path) for doc in labels) else {}
+        _NAME_CACHE[key] = {doc.id: identity(doc.title, doc.path, headings.get(doc.id, [])) for doc in labels}
+    found = _NAME_CACHE[key]
+    return {d: found[d] for d in doc_ids if d in found} if doc_ids else dict(found)
+
+
+def document_names(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, set[str]]:
+    """Every word of each document's names."""
+    return {doc: ident.words for doc, ident in document_identities(db, doc_ids).items()}
 
 
 def name_scores(db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None) -> dict[int, float]:
-    """Per document, in [0, 1]: the question's name-match relative to the best-matching document.
+    """Per document, in [0, 1]: how well the question names it, relative to the best-named document.
 
     Empty when there is at most one document or when the question names none of them.
     """
-    names = document_names(db, doc_ids)
-    if len(names) < 2:
+    identities = document_identities(db, doc_ids)
+    if len(identities) < 2:
         return {}
     terms, proper = question_terms(question), proper_words(question)
-    matched = {doc: named_words(n, terms, proper) for doc, n in names.items()}
-    frequency: dict[str, int] = {}
-    for found in matched.values():
-        for word in found:
-            frequency[word] = frequency.get(word, 0) + 1
-    weight = {w: math.log(1 + len(names) / f) for w, f in frequency.items()}
-    raw = {doc: sum(weight[w] for w in found) for doc, found in matched.items()}
+    weight = _weights(db, identities, doc_ids)
+    said = {doc: named_words(ident.words, terms, proper) for doc, ident in identities.items()}
+    said = {doc: found for doc, found in said.items() if found}
+    whole = {doc for doc, found in said.items() if any(name <= found for name in identities[doc].names)}
+    raw: dict[int, float] = {}
+    for doc, found in said.items():
+        value = sum(weight[w] for w in found)
+        if whole and doc not in whole:  # beside a document named whole, one whose names are only touched
+            value *= max(_share(name, found, weight) for name in identities[doc].names)
+        raw[doc] = value
     best = max(raw.values(), default=0.0)
     if best <= 0:
         return {}
     return {doc: value / best for doc, value in raw.items() if value > 0}
+
+
+def _weights(db: sqlite_utils.Database, identities: dict[int, Identity],
+             doc_ids: list[int] | None) -> dict[str, float]:
+    """Each name word's IDF over the documents' names (of the whole store, kept while it is unchanged)."""
+    key = (database_name(db), *documents_version(db), tuple(sorted(identities)) if doc_ids else None)
+    if _WEIGHT_CACHE.get("key") != key:
+        frequency: dict[str, int] = {}
+        for ident in identities.values():
+            for word in ident.words:
+                frequency[word] = frequency.get(word, 0) + 1
+        _WEIGHT_CACHE.update(key=key, weight={w: math.log(1 + len(identities) / f) for w, f in frequency.items()})
+    return _WEIGHT_CACHE["weight"]
+
+
+def _share(name: frozenset[str], said: set[str], weight: dict[str, float]) -> float:
+    """The share of the name's weight that the question says."""
+    total = sum(weight[w] for w in name)
+    return sum(weight[w] for w in name & said) / total if total > 0 else 0.0
 
 
 _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][A-Za-z&]{2,}")

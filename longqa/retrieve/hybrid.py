@@ -5,7 +5,9 @@
    retrievers run once more restricted to those documents, so a big shelf cannot crowd the named
    filing out of the top k. BM25 statistics are global, so restricted and global scores compare.
 3. Fusion (fusion.fuse, the one scoring path): min-max per retriever, weights by pattern, leaves
-   of documents the question does not name down-weighted by 1 / (1 + name_boost), 0.1 x best cut (retrieve/settings.py).
+   of documents the question does not name down-weighted by 1 / (1 + name_boost) (a document
+   named under named_doc_min x the best counts as unnamed, but for `partly_named` of its match),
+   0.1 x best cut (retrieve/settings.py).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class Retrieval:
     candidates: list[Fused]  # best first, after the cutoff
     bm25_hits: list[Hit] = field(default_factory=list)
     dense_hits: list[Hit] = field(default_factory=list)
-    named_docs: dict[int, float] = field(default_factory=dict)
+    named_docs: dict[int, float] = field(default_factory=dict)  # document -> name match, as fusion weighs it
     doc_of: dict[int, int] = field(default_factory=dict)  # leaf id -> document id
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -87,7 +89,7 @@ class HybridRetriever:
     ) -> Retrieval:
         seconds: dict[str, float] = {}
         started = time.perf_counter()
-        named = name_scores(self.db, query, doc_ids)
+        named = self.name_prior(name_scores(self.db, query, doc_ids))
         named_ids = [d for d, s in named.items() if s >= self.settings.named_doc_min]
         narrow = named_ids if named_ids and len(named_ids) < _doc_count(self.db, doc_ids) else None
 
@@ -114,6 +116,12 @@ class HybridRetriever:
                           cutoff=self.settings.relative_cutoff, lean=self.settings.pattern_lean)
         seconds["total"] = time.perf_counter() - started
         return Retrieval(query, candidates, bm25_hits, dense_hits, named, doc_of, seconds)
+
+    def name_prior(self, matches: dict[int, float]) -> dict[int, float]:
+        """The name matches as fusion weighs them: a document named under named_doc_min × the best
+        keeps only `partly_named` of its match."""
+        low, share = self.settings.named_doc_min, self.settings.partly_named
+        return {d: m if m >= low else m * share for d, m in matches.items() if m >= low or m * share > 0}
 
 
 def _union(first: list[Hit], second: list[Hit]) -> list[Hit]:

@@ -22,12 +22,19 @@ class RetrievalSettings:
         "OkraLong's assembled retriever leans 3:2")
     name_boost: float = tunable(
         3.0, "leaves of documents the question does not name count 1 / (1 + this) as much; a partly "
-        "named document in between, by its name match", BY_HAND)
+        "named document in between, by its name match (see partly_named)", BY_HAND)
     relative_cutoff: float = tunable(
         0.1, "fused candidates under this × the best fused score are dropped", "OkraLong's cut-off")
     named_doc_min: float = tunable(
         0.75, "a document is named by the question when its name match is at least this × the best; "
         "named documents get a second retrieval pass of their own", BY_HAND)
+    partly_named: float = tunable(
+        0.0, "share of its name match that a document named under named_doc_min × the best keeps in the "
+        "name prior (1: all of it; 0: none, so beside a named document it needs 1 + name_boost times the "
+        "score to count as much)", "bench/named_documents.py: 1 → 0 takes the share of questions whose context "
+        "holds another document's passage from 0.07 to 0 (the sed FAQ beside sed's manual page); with the "
+        "names of docnames.py, 150 dev tune-half questions keep their answer recall (0.534) and gain evidence "
+        "recall (0.799 → 0.809)")
     column_weights: tuple = tunable(
         (0.0, 0.6, 1.0), "BM25 weight of the FTS5 columns title, path, text: leaves have no title, "
         "and every leaf of a section repeats its path", BY_HAND)

@@ -49,6 +49,15 @@ def document_labels(db: sqlite_utils.Database, doc_ids: list[int] | None = None)
     return found
 
 
+def top_headings(db: sqlite_utils.Database) -> dict[int, list[str]]:
+    """Each document's titled top-level sections, in document order (how a document may name itself)."""
+    found: dict[int, list[str]] = {}
+    for doc_id, title in db.execute("SELECT doc_id, title FROM nodes WHERE kind = 'section' AND depth = 1 "
+                                    "AND title != '' ORDER BY doc_id, ord"):
+        found.setdefault(doc_id, []).append(title)
+    return found
+
+
 def document_count(db: sqlite_utils.Database) -> int:
     return db.execute("SELECT count(*) FROM documents").fetchone()[0]
 
