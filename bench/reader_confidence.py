@@ -32,7 +32,8 @@ from fitting import FOLDS, commit, fit_logistic, fold_of, load, standardise  # n
 
 from longqa.ask.answer import reader_confidence  # noqa: E402
 from longqa.ask.settings import DEFAULTS  # noqa: E402
-from longqa.linear import sigmoid, stage_from  # noqa: E402
+from longqa.linear import stage_from  # noqa: E402
+from longqa.probabilities import sigmoid  # noqa: E402
 
 NAMES = list(reader_confidence.SIGNALS)
 LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)

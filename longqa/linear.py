@@ -15,6 +15,7 @@ from pathlib import Path
 
 from longqa.errors import LongqaError
 from longqa.models.regular_file import NotRegularFile, read_regular
+from longqa.probabilities import softmax
 
 MAX_WEIGHTS_BYTES = 16 << 20  # the shipped weights files are a few KB
 # Larger than any learned weight, mean or scale could be: 1e308 is a number, but a score of
@@ -61,18 +62,6 @@ def _number(value: object, where: str) -> float:
     return float(value)
 
 
-def softmax(values: list[float]) -> list[float]:
-    """Shares summing to 1, from scores or log-probabilities; -inf (unreachable) gets 0, and when
-    nothing is finite every value gets an even share rather than a division by zero."""
-    finite = [v for v in values if math.isfinite(v)]
-    if not finite:
-        return [1.0 / len(values)] * len(values) if values else []
-    peak = max(finite)
-    weights = [math.exp(v - peak) if math.isfinite(v) else 0.0 for v in values]
-    total = sum(weights)
-    return [w / total for w in weights]
-
-
 def confidence_inputs(scores: list[float], on: str) -> list[float]:
     """What the confidence is calibrated on, per candidate: its score, or (`share`) the log-odds
     of its share of the softmax over the shortlist (the others' shares summed directly: 1 - p
@@ -82,11 +71,6 @@ def confidence_inputs(scores: list[float], on: str) -> list[float]:
     shares = softmax(scores)
     return [math.log(max(p, 1e-300) / max(sum(q for j, q in enumerate(shares) if j != i), 1e-300))
             for i, p in enumerate(shares)]
-
-
-def sigmoid(z: float) -> float:
-    """The logistic function, clipped so that extreme scores cannot overflow."""
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 def read_weights(path: Path, what: str, build):

@@ -24,7 +24,7 @@ SQL = re.compile(
 # the environment's variables).
 FLOORS = [
     {"longqa", "__init__", "text", "models", "tokens", "tree_types", "tunables", "errors", "config", "names", "linear",
-     "environment"},
+     "probabilities", "environment"},
     {"parse"},
     {"store", "embedding"},  # embedding.py writes leaf vectors into the store
     {"structure"},

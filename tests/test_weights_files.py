@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from longqa.errors import LongqaError
-from longqa.linear import confidence_inputs, read_stage, softmax
+from longqa.linear import confidence_inputs, read_stage
+from longqa.probabilities import softmax
 
 FEATURES = {"coverage", "cosine"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from longqa.errors import ModelError
-from longqa.linear import softmax
+from longqa.probabilities import softmax
 
 
 class PromptTooLong(ModelError):

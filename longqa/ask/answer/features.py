@@ -23,7 +23,7 @@ from longqa.ask.answer.candidates import Candidate
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.answer.grounded import word_stem
 from longqa.ask.settings import in_effect
-from longqa.linear import softmax
+from longqa.probabilities import softmax
 from longqa.text import closeness, spans
 from longqa.text.words import STOPWORDS, content_terms, overlap, words
 

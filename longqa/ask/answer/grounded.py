@@ -19,7 +19,7 @@ from longqa.text import spans
 from longqa.ask.answer.citations import strip_markers
 from longqa.ask.context import Quote
 from longqa.ask.settings import in_effect
-from longqa.linear import softmax
+from longqa.probabilities import softmax
 from longqa.models.base import SCORES_OPTIONS, supports
 from longqa.text.stems import short_stem
 from longqa.text.words import STOPWORDS, content_terms, overlap, words

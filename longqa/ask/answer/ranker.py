@@ -21,7 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from longqa.ask.answer.candidates import Candidate
-from longqa.linear import Stage, confidence_inputs, read_weights, sigmoid, stage_from
+from longqa.linear import Stage, confidence_inputs, read_weights, stage_from
+from longqa.probabilities import sigmoid
 
 WEIGHTS_FILE = Path(__file__).with_name("ranker.json")
 

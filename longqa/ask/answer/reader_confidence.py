@@ -14,7 +14,8 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
-from longqa.linear import Stage, read_stage, sigmoid
+from longqa.linear import Stage, read_stage
+from longqa.probabilities import sigmoid
 from longqa.text.words import content_terms
 
 TABLES = Path(__file__).with_name("reader_confidence")
