@@ -120,3 +120,19 @@ def test_kill_9_mid_ingest_leaves_only_whole_documents(tmp_path, db_path):
     assert result.returncode == 0
     statuses = [d["status"] for d in out["documents"]]
     assert statuses.count("skipped") == len(stored) and statuses.count("added") == 40 - len(stored)
+
+
+def test_ingest_writes_the_mapped_vectors_file_so_the_first_ask_need_not(tmp_path, db_path):
+    from longqa.store import open_db
+    from longqa.store.vector_file import file_for, read
+    from longqa.store.vectors import vector_models, vector_state
+
+    doc = tmp_path / "pumps.md"
+    doc.write_text("# Pumps\n\nThe duty pump runs for twelve hours, then the standby pump takes over.\n")
+    result = run("ingest", doc, db=db_path)
+    assert result.returncode == 0, result.stderr
+    db = open_db(db_path)
+    (model,) = vector_models(db)
+    uuid, version = vector_state(db)
+    mapped = read(file_for(db_path, model), store_uuid=uuid, version=version, model=model)
+    assert mapped is not None and len(mapped.node_ids) == 1  # current: it mirrors the store as it is now
