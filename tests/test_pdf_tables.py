@@ -126,3 +126,17 @@ def test_every_stored_row_reaches_the_table_header(tmp_path, db_path):
         for start, end in sentences.split(leaf.text):
             if " | " not in leaf.text[start:end]:
                 assert row_header(leaf, start) is None, leaf.text[start:end]
+
+
+def test_the_reader_reads_a_table_row_under_its_column_headers(tmp_path, db_path):
+    from tests.ask_support import make_pipeline
+    from tests.fakes import FakeReader
+
+    Ingestor(db=open_db(db_path)).ingest(options_pdf(tmp_path / "backup.pdf"))
+    pipeline = make_pipeline(open_db(db_path), FakeReader("backup.lock [1]"))
+    # the lock option's row is in the leaf that goes on with the table, without its header row
+    result = pipeline.answer("Which file keeps a second backup from starting while one runs?")
+    (prompt,) = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"]
+    row = _row("lock", "path", "backup.lock", OPTIONS[-1][3])
+    assert row in prompt and HEADER_ROW in prompt[:prompt.index(row)]
+    assert result.answer.startswith("backup.lock [")

@@ -29,6 +29,7 @@ from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import span_fit
 from longqa.ask.context import Passage
 from longqa.ask.settings import in_effect
+from longqa.text.table_rows import row_header
 from longqa.text.words import content_terms, words
 from longqa.structure.tree import Node, walk
 
@@ -167,13 +168,21 @@ def select(found: list[Sentence], max_tokens: int, spread: bool) -> list[Sentenc
 
 
 def render(chosen: list[Sentence]) -> str:
-    """Focused context: each passage's header ([n] doc > section (pages)) and its chosen sentences."""
+    """Focused context: each passage's header ([n] doc > section (pages)) and its chosen sentences;
+    a table row goes under its table's column headers when the header row was not chosen itself
+    (a row of figures says nothing without the names of its columns)."""
     blocks: list[str] = []
     current = None
+    said = {" ".join(s.text.split()) for s in chosen}
     for s in chosen:
         if s.passage is not current:
             blocks.append(s.passage.header())
             current = s.passage
+        columns = row_header(s.leaf, s.start)
+        columns = " ".join(columns.split()) if columns else None
+        if columns and columns not in said:
+            blocks.append(columns)
+            said.add(columns)
         blocks.append(" ".join(s.text.split()))
     return "\n".join(blocks)
 
