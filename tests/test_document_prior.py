@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from longqa.ask.settings import DEFAULTS
+from longqa.ingest import Ingestor
 from longqa.retrieve.docnames import identity, name_scores
+from longqa.store import open_db
 from tests.ask_support import build_store, make_pipeline
 
 SHELL = """BASH(1)                     General Commands Manual                    BASH(1)
@@ -179,9 +181,9 @@ def test_a_manual_page_is_named_by_its_programs_and_a_text_by_its_opening_headin
     gzip = identity("gzip, gunzip, zcat - compress or expand files", "/usr/share/man/gzip.txt")
     assert {frozenset({"gzip"}), frozenset({"gunzip"}), frozenset({"zcat"})} <= set(gzip.names)
     faq = identity("sedfaq", "/doc/sedfaq.txt", ["Contents", "THE SED FAQ", "1. GENERAL INFORMATION"])
-    assert frozenset({"sed", "faq"}) in faq.names  # titled only by its file name: its first heading
+    assert frozenset({"sed", "faq"}) in faq.headings  # titled only by its file name: its first heading
     titled = identity("Child process", "/doc/child_process.md", ["Asynchronous process creation"])
-    assert frozenset({"asynchronous", "process", "creation"}) not in titled.names
+    assert not titled.headings and frozenset({"asynchronous", "process", "creation"}) not in titled.names
 
 
 def test_a_whole_name_outranks_a_name_only_touched(manuals):
@@ -246,3 +248,22 @@ def test_a_partly_named_manual_counts_as_unnamed_unless_set(manuals):
     assert make_pipeline(manuals).retriever.name_prior(matches) == {1: 1.0, 3: 0.8}
     half = make_pipeline(manuals, settings=DEFAULTS.with_values({"retrieval.partly_named": 0.5}))
     assert half.retriever.name_prior(matches) == {1: 1.0, 2: 0.25, 3: 0.8}
+
+
+def test_an_opening_heading_names_its_document_only_when_said_whole(tmp_path):
+    """An untitled text's heading is its name only when the question says all of it: a heading's
+    one word ("insurance") is the topic of many documents, the name of none."""
+    folder = tmp_path / "shelf"
+    folder.mkdir()
+    (folder / "notes_18.txt").write_text("MEDICAL INSURANCE FOR RETIREES\n\nPart B covers doctors' services.\n")
+    for n in (3, 4):
+        (folder / f"contract_{n:02}.txt").write_text(
+            f"SERVICES AGREEMENT {n}\n\nThe supplier shall keep insurance of one million pounds.\n")
+    db = open_db(tmp_path / "shelf.db")
+    for path in sorted(folder.iterdir()):
+        assert Ingestor(db=db).ingest(path).status == "added"
+    by_file = {Path(path).name: doc for path, doc in db.execute("SELECT path, id FROM documents")}
+    touched = name_scores(db, "What insurance must the supplier keep under this contract?")
+    assert max(touched, key=touched.get) != by_file["notes_18.txt"]  # "insurance" alone names nothing
+    whole = name_scores(db, "What does the medical insurance for retirees cover?")
+    assert max(whole, key=whole.get) == by_file["notes_18.txt"]

@@ -58,6 +58,9 @@ class Identity:
 
     names: tuple[frozenset[str], ...]
     words: frozenset[str]  # every word of them
+    # An untitled document's opening heading: it names the document only when said whole. A
+    # heading's single word ("Insurance") is the topic of many documents, not the name of one.
+    headings: tuple[frozenset[str], ...] = ()
 
 
 def identity(title: str, path: str, headings: list[str] = ()) -> Identity:
@@ -66,11 +69,12 @@ def identity(title: str, path: str, headings: list[str] = ()) -> Identity:
     heading that is not a generic section name (a plain text's "THE SED FAQ")."""
     stem = _stem(path)
     parts = [f"{title} {stem}", stem, *(named_programs(title) or [title])]
-    if _untitled(title, path):
-        parts += [h for h in headings if not generic_heading(h)][:1]
-    found = (frozenset(with_runs(set(words(part))) - STOPWORDS) for part in parts)
-    names = tuple(dict.fromkeys(name for name in found if name))
-    return Identity(names, frozenset().union(*names))
+    opening = [h for h in headings if not generic_heading(h)][:1] if _untitled(title, path) else []
+    names, heads = (tuple(dict.fromkeys(name for name in (frozenset(with_runs(set(words(part))) - STOPWORDS)
+                                                          for part in group) if name))
+                    for group in (parts, opening))
+    heads = tuple(h for h in heads if h not in names)
+    return Identity(names, frozenset().union(*names), heads)
 
 
 def _stem(path: str) -> str:
@@ -109,9 +113,10 @@ def name_scores(db: sqlite_utils.Database, question: str, doc_ids: list[int] | N
         return {}
     terms, proper = question_terms(question), proper_words(question)
     weight = _weights(db, identities, doc_ids)
-    said = {doc: named_words(ident.words, terms, proper) for doc, ident in identities.items()}
+    said = {doc: _said(ident, terms, proper) for doc, ident in identities.items()}
     said = {doc: found for doc, found in said.items() if found}
-    whole = {doc for doc, found in said.items() if any(name <= found for name in identities[doc].names)}
+    whole = {doc for doc, found in said.items()
+             if any(name <= found for name in identities[doc].names + identities[doc].headings)}
     raw: dict[int, float] = {}
     for doc, found in said.items():
         value = sum(weight[w] for w in found)
@@ -124,6 +129,17 @@ def name_scores(db: sqlite_utils.Database, question: str, doc_ids: list[int] | N
     return {doc: value / best for doc, value in raw.items() if value > 0}
 
 
+def _said(ident: Identity, terms: set[str], proper: set[str]) -> set[str]:
+    """The words of the document's names the question says, a heading's only where it says all
+    of that heading."""
+    found = named_words(ident.words, terms, proper)
+    for heading in ident.headings:
+        words_said = named_words(heading, terms, proper)
+        if heading <= words_said:
+            found |= words_said
+    return found
+
+
 def _weights(db: sqlite_utils.Database, identities: dict[int, Identity],
              doc_ids: list[int] | None) -> dict[str, float]:
     """Each name word's IDF over the documents' names (of the whole store, kept while it is unchanged)."""
@@ -131,7 +147,7 @@ def _weights(db: sqlite_utils.Database, identities: dict[int, Identity],
     if _WEIGHT_CACHE.get("key") != key:
         frequency: dict[str, int] = {}
         for ident in identities.values():
-            for word in ident.words:
+            for word in ident.words.union(*ident.headings):
                 frequency[word] = frequency.get(word, 0) + 1
         _WEIGHT_CACHE.update(key=key, weight={w: math.log(1 + len(identities) / f) for w, f in frequency.items()})
     return _WEIGHT_CACHE["weight"]
