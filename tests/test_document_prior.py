@@ -241,11 +241,13 @@ def test_a_question_naming_no_manual_is_retrieved_as_without_the_prior(manuals):
     assert [(p.node_id, p.score) for p in on.passages] == [(p.node_id, p.score) for p in off.passages]
 
 
-def test_a_partly_named_manual_counts_as_unnamed_unless_set(manuals):
+def test_a_partly_named_document_keeps_the_share_of_its_match_that_is_set(manuals):
     """A document named under named_doc_min x the best-named one keeps `partly_named` of its match
-    in the prior: none by default, so beside the named one it counts as any other."""
+    in the prior: all of it by default (a filing named beside another quarter's is still named)."""
     matches = {1: 1.0, 2: 0.5, 3: 0.8}
-    assert make_pipeline(manuals).retriever.name_prior(matches) == {1: 1.0, 3: 0.8}
+    assert make_pipeline(manuals).retriever.name_prior(matches) == matches
+    none = make_pipeline(manuals, settings=DEFAULTS.with_values({"retrieval.partly_named": 0.0}))
+    assert none.retriever.name_prior(matches) == {1: 1.0, 3: 0.8}
     half = make_pipeline(manuals, settings=DEFAULTS.with_values({"retrieval.partly_named": 0.5}))
     assert half.retriever.name_prior(matches) == {1: 1.0, 2: 0.25, 3: 0.8}
 
