@@ -29,3 +29,19 @@ def run_json(*args, db: Path | None = None, **kwargs):
     result = run(*args, "--json", db=db, **kwargs)
     assert "Traceback" not in result.stderr, result.stderr
     return result, json.loads(result.stdout) if result.stdout.strip() else None
+
+
+def drained(controller: int) -> str:
+    """Everything a pseudo-terminal's controller side receives until the command at the other end
+    ends and closes it (EIO on Linux, b"" elsewhere); the controller is closed after."""
+    received = bytearray()
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    os.close(controller)
+    return received.decode("utf-8", "replace")

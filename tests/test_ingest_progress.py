@@ -21,7 +21,7 @@ import pytest
 from rich.console import Console
 
 from longqa.cli.ingest import _progress, _short, clock, eta_seconds, pages_text
-from tests.cli import run, run_json
+from tests.cli import drained, run, run_json
 
 DOC = "# Notes {i}\n\n## Part\n\nThe pump {i} runs at night and the valve stays shut.\n"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -44,19 +44,10 @@ def ingest_on_terminal(*args: str, columns: int = 80) -> tuple[str, str, int]:
     process = subprocess.Popen([sys.executable, "-m", "longqa", "ingest", *args], stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=terminal, env=env)
     os.close(terminal)
-    received = bytearray()
-    while True:  # until the command's end closes the terminal (EIO on Linux, b"" elsewhere)
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(controller)
+    received = drained(controller)
     stdout = process.stdout.read().decode()
     process.stdout.close()
-    return ANSI.sub("", received.decode("utf-8", "replace")), stdout, process.wait(60)
+    return ANSI.sub("", received), stdout, process.wait(60)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal size set the Linux way")

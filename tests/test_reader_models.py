@@ -15,7 +15,7 @@ import pytest
 from longqa.models import profiles
 from longqa.models.packaged import installed
 from longqa.store import open_db
-from tests.cli import run, run_json
+from tests.cli import drained, run, run_json
 from tests.pdfgen import H, P, make_pdf
 
 pytestmark = pytest.mark.models
@@ -107,17 +107,7 @@ def _ask_on_terminal(db, *args: str) -> tuple[str, int]:
     process = subprocess.Popen([sys.executable, "-m", "longqa", "ask", *args, "-d", str(db)],
                                stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.DEVNULL, env=env)
     os.close(terminal)
-    received = bytearray()
-    while True:  # until the command's end closes the terminal (EIO on Linux)
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(controller)
-    return received.decode("utf-8", "replace"), process.wait(60)
+    return drained(controller), process.wait(60)
 
 
 def test_a_readers_words_show_dimmed_as_written_then_give_way_to_the_proven_answer(manual_db):
