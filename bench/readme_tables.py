@@ -54,7 +54,7 @@ MEASURES = {
     "dev-report60-corpus-answers-llama-server.json": "answers through llama.cpp's llama-server at the default 30 s deadline: candidates forced one request at a time; 57 of the in-process answers",
     "dev-report60-corpus-answers-in-process.json": "the same 60 questions in process, the comparison for the `--llm-url` run",
     "dev-report150-corpus-recall-2000-names.json": "the context at 2,000 tokens with documents named by their titles, files, NAME lines and opening headings and PDF table rows kept whole (stores rebuilt): longqa alone, unchanged (0.606 / 0.810)",
-    "dev-report150-corpus-recall-500-names.json": "the same at 500 tokens, against dev-report150-corpus-recall-500-filled.json: one answer fewer (0.455 against 0.462), evidence up (0.524 against 0.510)",
+    "dev-report150-corpus-recall-500-names.json": "the same at 500 tokens: question for question what the retrieval before the names changes (commit a4ec2be) gives on the same rebuilt stores; against dev-report150-corpus-recall-500-filled.json, on stores built before the table changes, one answer fewer (0.455 against 0.462), evidence up (0.524 against 0.510)",
     "dev-tune150-corpus-answers-qwen2.5-coder-1.5b.json": "the default reader on the tune half, where its confidence table was fitted (the gap to the report half measures generalisation)",
     "dev-report150-corpus-recall-2000.json": "the context at 2,000 tokens after ask/ was split into rooms (unchanged: 0.606 / 0.810)",
     "dev-report150-corpus-generate.json": "answers (token F1, EM) against BM25 chunks and the whole documents",
