@@ -39,7 +39,9 @@ HEADLINES = [
 # What each committed report measures (eval/README.md's index); a report missing here is listed
 # with its file name only, and the check fails so that it gets a line.
 MEASURES = {
-    "dev-report150-corpus-answers-qwen2.5-coder-1.5b.json": "answers by the qwen2.5-coder-1.5b reader profile (report half), the default profile's stores",
+    "dev-report150-corpus-answers-qwen2.5-coder-1.5b.json": "answers by the qwen2.5-coder-1.5b reader profile (report half) reading 400 tokens of focused sentences, the default profile's stores",
+    "dev-report150-corpus-answers-qwen2.5-coder-1.5b-w260.json": "the same reader reading 260 tokens, the window before (confidence its own probability)",
+    "dev-tune150-corpus-answers-qwen2.5-coder-1.5b-w400.json": "the default reader on the tune half reading 400 tokens, where the window was chosen",
     "dev-report150-corpus-answers-qwen2.5-coder-0.5b.json": "answers by the qwen2.5-coder-0.5b reader profile (report half), the same stores",
     "dev-report150-corpus-answers-gemma-3-270m.json": "answers by the gemma-3-270m chooser (the default) on the same commit's stores, the comparison for the readers",
     "dev-report150-corpus-recall-500-filled.json": "the context at 500 tokens filling its whole budget (what the per-sentence upper bounds left goes to the next sentences that fit): longqa alone, against dev-report150-corpus-recall-learned-500.json",
@@ -55,7 +57,7 @@ MEASURES = {
     "dev-report60-corpus-answers-in-process.json": "the same 60 questions in process, the comparison for the `--llm-url` run",
     "dev-report150-corpus-recall-2000-names.json": "the context at 2,000 tokens with documents named by their titles, files, NAME lines and opening headings and PDF table rows kept whole (stores rebuilt): longqa alone, unchanged (0.606 / 0.810)",
     "dev-report150-corpus-recall-500-names.json": "the same at 500 tokens: question for question what the retrieval before the names changes (commit a4ec2be) gives on the same rebuilt stores; against dev-report150-corpus-recall-500-filled.json, on stores built before the table changes, one answer fewer (0.455 against 0.462), evidence up (0.524 against 0.510)",
-    "dev-tune150-corpus-answers-qwen2.5-coder-1.5b.json": "the default reader on the tune half, where its confidence table was fitted (the gap to the report half measures generalisation)",
+    "dev-tune150-corpus-answers-qwen2.5-coder-1.5b.json": "the default reader on the tune half reading 260 tokens, where its confidence table was fitted",
     "dev-report150-corpus-recall-2000.json": "the context at 2,000 tokens after ask/ was split into rooms (unchanged: 0.606 / 0.810)",
     "dev-report150-corpus-generate.json": "answers (token F1, EM) against BM25 chunks and the whole documents",
     "dev-report300-corpus-recall.json": "the context at 2,000 tokens: every system and ablation in one run",
