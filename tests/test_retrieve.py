@@ -88,9 +88,12 @@ def test_bm25_and_dense_respect_doc_filter(tmp_path, db_path):
 
 
 def test_min_max_and_equal_scores():
-    assert min_max([Hit(1, 4.0), Hit(2, 2.0), Hit(3, 3.0)]) == {1: 1.0, 2: 0.0, 3: 0.5}
-    assert min_max([Hit(1, 0.3), Hit(2, 0.3)]) == {1: 1.0, 2: 1.0}
-    assert min_max([]) == {}
+    assert min_max({1: 4.0, 2: 2.0, 3: 3.0}) == {1: 1.0, 2: 0.0, 3: 0.5}
+    assert min_max({1: 0.3, 2: 0.3}) == {1: 1.0, 2: 1.0}
+    assert min_max({}) == {}
+    # with a floor (BM25's 0: no query word), values above it keep their distance from it
+    assert min_max({1: 4.0, 2: 2.0}, floor=0.0) == {1: 1.0, 2: 0.5}
+    assert min_max({1: 0.0, 2: 0.0}, floor=0.0) == {1: 0.0, 2: 0.0}
 
 
 def test_weights_lean_three_to_two_toward_the_pattern():

@@ -41,15 +41,17 @@ def weights(pattern: str, lean: float = RETRIEVAL.pattern_lean) -> tuple[float, 
     return 0.5, 0.5
 
 
-def min_max(hits: list[Hit]) -> dict[int, float]:
-    """Scores rescaled to [0, 1] over this list; a list whose scores are all equal maps to 1."""
-    if not hits:
+def min_max(values: dict[int, float], floor: float | None = None) -> dict[int, float]:
+    """Rescale to [0, 1] over `values`; `floor` (if given) is the value that maps to 0 when it is
+    lower than every value (BM25: a leaf without any query word scores 0, so 0 is the floor).
+    Values all equal map to 1 (to 0 when they sit on the floor)."""
+    if not values:
         return {}
-    low = min(h.score for h in hits)
-    high = max(h.score for h in hits)
+    low = min(values.values()) if floor is None else min(floor, min(values.values()))
+    high = max(values.values())
     if high - low <= 1e-12:
-        return {h.node_id: 1.0 for h in hits}
-    return {h.node_id: (h.score - low) / (high - low) for h in hits}
+        return {k: (1.0 if high > 0 or floor is None else 0.0) for k in values}
+    return {k: (v - low) / (high - low) for k, v in values.items()}
 
 
 def fuse(
@@ -72,7 +74,8 @@ def fuse(
         w_bm25, w_dense = 1.0, 0.0
     elif not bm25_hits:
         w_bm25, w_dense = 0.0, 1.0
-    norm_bm25, norm_dense = min_max(bm25_hits), min_max(dense_hits)
+    norm_bm25 = min_max({h.node_id: h.score for h in bm25_hits})
+    norm_dense = min_max({h.node_id: h.score for h in dense_hits})
     raw_bm25 = {h.node_id: h.score for h in bm25_hits}
     raw_dense = {h.node_id: h.score for h in dense_hits}
     fused = []

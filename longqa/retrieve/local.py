@@ -19,7 +19,7 @@ import numpy as np
 import sqlite_utils
 
 from longqa.retrieve import bm25
-from longqa.retrieve.fusion import weights
+from longqa.retrieve.fusion import min_max, weights
 
 
 @dataclass
@@ -28,18 +28,6 @@ class LocalScores:
     bm25: dict[int, float]  # leaf id -> normalised BM25 (0 = no shared word)
     dense: dict[int, float]  # leaf id -> normalised cosine (empty without vectors)
     cosine: dict[int, float] = field(default_factory=dict)  # leaf id -> raw cosine (empty without vectors)
-
-
-def min_max(values: dict[int, float], floor: float | None = None) -> dict[int, float]:
-    """Rescale to [0, 1] over `values`; `floor` (if given) is the value that maps to 0 when it is
-    lower than every value (BM25: a leaf without any query word scores 0, so 0 is the floor)."""
-    if not values:
-        return {}
-    low = min(values.values()) if floor is None else min(floor, min(values.values()))
-    high = max(values.values())
-    if high - low <= 1e-12:
-        return {k: (1.0 if high > 0 or floor is None else 0.0) for k in values}
-    return {k: (v - low) / (high - low) for k, v in values.items()}
 
 
 def local_scores(
