@@ -399,8 +399,10 @@ class AnswerSettings:
     reader_tokens_out: int = tunable(24, "token cap of the reader's reply (an answer and its passage number)",
                                      "a cap, not swept: a short answer of a dozen words and its number", low=4)
     reader_sure: float = tunable(
-        0.5, "a proven reply whose own probability (per-token geometric mean) is below this is shown unsure",
-        "not fitted: the midpoint; the reliability table of each reader's report shows how it holds", high=1)
+        0.5, "a proven reply whose confidence is below this is shown unsure (the profile's fitted table over "
+        "its signals, reader_confidence.py; else its own probability, the per-token geometric mean)",
+        "the midpoint of a calibrated probability: right as often as wrong; bench/reader_confidence.py "
+        "check shows the share it leaves sure", high=1)
     reader_unknown_sure: float = tunable(
         0.5, "a reader's 'unknown' at least this probable is 'The documents do not say.' (exit 4); a less sure "
         "one leaves the choice to the span ranker, shown unsure", "not fitted: the midpoint", high=1)
