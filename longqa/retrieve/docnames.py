@@ -68,13 +68,16 @@ def identity(title: str, path: str, headings: list[str] = ()) -> Identity:
     NAME line (else the title), and, where the title is only the file name, the first top-level
     heading that is not a generic section name (a plain text's "THE SED FAQ")."""
     stem = _stem(path)
-    parts = [f"{title} {stem}", stem, *(named_programs(title) or [title])]
+    names = _names([f"{title} {stem}", stem, *(named_programs(title) or [title])])
     opening = [h for h in headings if not generic_heading(h)][:1] if _untitled(title, path) else []
-    names, heads = (tuple(dict.fromkeys(name for name in (frozenset(with_runs(set(words(part))) - STOPWORDS)
-                                                          for part in group) if name))
-                    for group in (parts, opening))
-    heads = tuple(h for h in heads if h not in names)
+    heads = tuple(h for h in _names(opening) if h not in names)
     return Identity(names, frozenset().union(*names), heads)
+
+
+def _names(parts: list[str]) -> tuple[frozenset[str], ...]:
+    """Each part's words (stopwords out, letter/digit runs split), empty ones and repeats dropped."""
+    found = (frozenset(with_runs(set(words(part))) - STOPWORDS) for part in parts)
+    return tuple(dict.fromkeys(name for name in found if name))
 
 
 def _stem(path: str) -> str:

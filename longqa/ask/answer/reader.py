@@ -189,7 +189,7 @@ def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sente
     start, end = whole_figure(sentence.text, start, end)
     # The ranker reads the sentences without the reply: its candidates are the alternatives, and
     # whether it picks the same answer is a signal of the confidence.
-    ranker_top, grounding = fallback("", False)
+    _, grounding = fallback("", False)
     shown = sentence.text[start:end]
     grounding.mode, grounding.draft = "read", reply.raw
     grounding.quotes = [quote_of(sentence)]
