@@ -1,0 +1,189 @@
+"""Try the reader's prompt without re-running the search: capture once, replay each variant.
+
+    capture  runs `longqa eval` over a half (as the committed reports do) and writes, per question
+             the reader answers, what the reader read: the question, the numbered passages, the
+             focused and context sentences, the entities a multi-hop search went through, and the
+             span ranker's own pick (what an unproven reply falls back to).
+    replay   reads a capture and, for each prompt variant, asks the reader again, proves its reply
+             as the answer stage does, and prints token F1 and EM against the gold answers, with
+             the load average beside the seconds.
+
+    python bench/reader_prompts.py capture ../shared/evaldata/dev.jsonl --half tune --limit 150 \\
+        -m qwen2.5-coder-1.5b --work-dir W --out W/reader-inputs.jsonl
+    python bench/reader_prompts.py replay W/reader-inputs.jsonl ../shared/evaldata/dev.jsonl \\
+        -m qwen2.5-coder-1.5b --variants shipped,question-first
+
+The variants live here while they are tried; the one that wins on the tune half (and holds on the
+report half) moves into longqa/ask/prompts.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from longqa.ask import prompts  # noqa: E402
+from longqa.ask.answer import choose, reader  # noqa: E402
+from longqa.ask.answer.grounded import NO_ANSWER  # noqa: E402
+from longqa.eval.metrics import exact_match, token_f1  # noqa: E402
+from longqa.models.chat import Message  # noqa: E402
+
+
+def capture(args) -> None:
+    """Run the eval with the reader's inputs recorded (the answers and the report are the eval's)."""
+    out = open(args.out, "w")
+    seen: dict = {}
+    real_message, real_answer, real_choose = prompts.reader_message, reader.answer, choose.choose_short
+
+    def message(question, passages, options=None):
+        seen.update(question=question, passages=passages, options=options or {})
+        return real_message(question, passages, options)
+
+    def choose_short(generator, asked, focused, prompt, context=None, bridges=(), *rest, **named):
+        seen["bridges"] = list(bridges)
+        return real_choose(generator, asked, focused, prompt, context, bridges, *rest, **named)
+
+    def answer(generator, asked, focused, context, prompt, fallback, on_draft=None):
+        text, grounding = real_answer(generator, asked, focused, context, prompt, fallback, on_draft)
+        pick, _ = fallback("", True)
+        record = {"question": asked.question, "want": asked.want, "passages": seen.get("passages", ""),
+                  "bridges": seen.get("bridges", []), "answer": text, "mode": grounding.mode,
+                  "ranker_pick": pick,
+                  "focused": [{"text": s.text, "n": s.passage.n} for s in focused],
+                  "context": [{"text": s.text, "n": s.passage.n} for s in context]}
+        out.write(json.dumps(record) + "\n")
+        out.flush()
+        return text, grounding
+
+    prompts.reader_message, reader.answer, choose.choose_short = message, answer, choose_short
+    from longqa.cli import app, register
+
+    command = ["eval", args.questions, "--half", args.half, "--limit", str(args.limit), "--systems", "longqa",
+               "-m", args.model, "--work-dir", args.work_dir, "--results", args.out + ".results.jsonl",
+               "--fresh", "--json"]
+    register(command)
+    try:
+        app(command, standalone_mode=False)
+    finally:
+        out.close()
+
+
+# --- variants ---------------------------------------------------------------------------------
+
+@dataclass
+class Variant:
+    system: str
+    question_first: bool = False
+
+
+VARIANTS = {
+    "shipped": Variant(prompts.READER_SYSTEM),
+    "question-first": Variant(prompts.READER_SYSTEM, question_first=True),
+}
+
+
+def user_message(variant: Variant, record: dict) -> str:
+    body = prompts.reader_message(record["question"], record["passages"], record.get("options"))
+    if variant.question_first:
+        body = f"Question: {prompts.one_line(record['question'])}\n\n{body}"
+    return body
+
+
+class _Passage:
+    def __init__(self, n):
+        self.n = n
+
+
+class _Sentence:
+    def __init__(self, row):
+        self.text, self.passage = row["text"], _Passage(row["n"])
+
+
+def replayed_answer(generator, variant: Variant, record: dict) -> tuple[str, str]:
+    """The answer the stage would show for this variant's reply, and how it was reached."""
+    prompt = generator.chat_prompt([Message("system", variant.system), Message("user", user_message(variant, record))])
+    yesno = record["want"] == "yesno"
+    raw = "".join(generator.stream(prompt, max_tokens=24, stop=["\n"], temperature=0.0))
+    reply = reader.parse(raw, yesno=yesno)
+    if reply.verdict is not None:
+        return reply.verdict, "verdict"
+    if reply.unknown:
+        probability = reader.own_probability(generator, prompt, raw)
+        return (NO_ANSWER, "unknown") if probability >= 0.5 else (record["ranker_pick"], "unknown-unsure")
+    focused = [_Sentence(row) for row in record["focused"]]
+    context = [_Sentence(row) for row in record["context"]]
+    proven = reader.prove(reply, focused, context) if reply.said else None
+    if proven is None:
+        return record["ranker_pick"], "fallback"
+    sentence, start, end = proven
+    start, end = reader.whole_figure(sentence.text, start, end)
+    return sentence.text[start:end], "read"
+
+
+def _bare(answer: str) -> str:
+    return reader._CITED.sub("", answer).strip()
+
+
+def replay(args) -> None:
+    from longqa.models.resolve import load_generator
+
+    golds = {}
+    for line in open(args.questions):
+        row = json.loads(line)
+        golds[row["question"]] = row.get("answers") or []
+    records = [json.loads(line) for line in open(args.capture)]
+    records = [r for r in records if golds.get(r["question"]) and r["want"] != "letters"][: args.limit]
+    generator = load_generator(args.model)
+    print(f"{len(records)} questions, model {args.model}, load {os.getloadavg()[0]:.2f}")
+    for name in args.variants.split(","):
+        variant = VARIANTS[name]
+        f1 = em = 0.0
+        modes: dict[str, int] = {}
+        started = time.perf_counter()
+        rows = []
+        for record in records:
+            answer, mode = replayed_answer(generator, variant, record)
+            gold = golds[record["question"]]
+            f1 += token_f1(_bare(answer), gold)
+            em += exact_match(_bare(answer), gold)
+            modes[mode] = modes.get(mode, 0) + 1
+            rows.append({"question": record["question"], "answer": answer, "mode": mode,
+                         "f1": token_f1(_bare(answer), gold)})
+        seconds = (time.perf_counter() - started) / max(1, len(records))
+        print(f"{name:24s} F1 {f1 / len(records):.3f}  EM {em / len(records):.3f}  "
+              f"{seconds:.1f} s/q  modes {modes}  load {os.getloadavg()[0]:.2f}", flush=True)
+        if args.rows:
+            with open(f"{args.rows}.{name}.jsonl", "w") as handle:
+                handle.writelines(json.dumps(row) + "\n" for row in rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    one = commands.add_parser("capture")
+    one.add_argument("questions")
+    one.add_argument("--half", default="tune")
+    one.add_argument("--limit", type=int, default=150)
+    one.add_argument("-m", "--model", default="qwen2.5-coder-1.5b")
+    one.add_argument("--work-dir", required=True)
+    one.add_argument("--out", required=True)
+    two = commands.add_parser("replay")
+    two.add_argument("capture")
+    two.add_argument("questions")
+    two.add_argument("-m", "--model", default="qwen2.5-coder-1.5b")
+    two.add_argument("--variants", default="shipped")
+    two.add_argument("--limit", type=int, default=10_000)
+    two.add_argument("--rows", help="write each variant's answers to ROWS.VARIANT.jsonl")
+    args = parser.parse_args()
+    capture(args) if args.command == "capture" else replay(args)
+
+
+if __name__ == "__main__":
+    main()
