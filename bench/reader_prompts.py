@@ -56,7 +56,7 @@ def capture(args) -> None:
         record = {"question": asked.question, "want": asked.want, "passages": seen.get("passages", ""),
                   "bridges": seen.get("bridges", []), "answer": text, "mode": grounding.mode,
                   "ranker_pick": pick,
-                  "focused": [{"text": s.text, "n": s.passage.n} for s in focused],
+                  "focused": [{"text": s.text, "n": s.passage.n, "score": s.score, "order": s.order} for s in focused],
                   "context": [{"text": s.text, "n": s.passage.n} for s in context]}
         out.write(json.dumps(record) + "\n")
         out.flush()
@@ -83,9 +83,45 @@ class Variant:
     question_first: bool = False
 
 
+EXAMPLES_SYSTEM = (
+    "You answer questions about the user's documents using only the numbered passages given with "
+    "each question.\n"
+    "- Reply with the shortest exact answer to what the question asks, copied word for word from "
+    "one passage, then that passage's number in brackets.\n"
+    "- When the question names something by a description (\"the company that makes X\", \"the "
+    "author of Y\"), first find what that is, then the fact the question asks about it, often in "
+    "another passage. Reply with that fact, not with the thing described.\n"
+    "- For a yes/no question, reply Yes or No, then the number of the passage that decides it.\n"
+    "- For a question with lettered options, reply with the letter of the right option, like: (B)\n"
+    "- If the passages do not contain the answer, reply: unknown\n"
+    "Reply with nothing else.\n"
+    "\n"
+    "Examples, for these passages:\n"
+    "[1] Installation > Electrical supply\n"
+    "The pump needs a 230 V supply protected by a 16 A breaker.\n"
+    "[2] Company\n"
+    "The pump is made by Harlow Instruments, founded in 1962 by Ada Marsh.\n"
+    "[3] Maintenance\n"
+    "Replace the filter cartridge every 6 months, or sooner if the flow drops.\n"
+    "[4] People > Ada Marsh\n"
+    "Ada Marsh studied physics at the University of Leeds.\n"
+    "\n"
+    "Question: How often should the filter cartridge be replaced?\n"
+    "every 6 months [3]\n"
+    "Question: Where did the founder of the pump's maker study?\n"
+    "University of Leeds [4]\n"
+    "Question: Can the pump run on a 110 V supply?\n"
+    "No [1]\n"
+    "Question: How much does the pump weigh?\n"
+    "unknown"
+)
+
+
 VARIANTS = {
     "shipped": Variant(prompts.READER_SYSTEM),
     "question-first": Variant(prompts.READER_SYSTEM, question_first=True),
+    "examples": Variant(EXAMPLES_SYSTEM),
+    "examples-question-first": Variant(EXAMPLES_SYSTEM, question_first=True),
 }
 
 
