@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -40,29 +41,31 @@ def capture(args) -> None:
     """Run the eval with the reader's inputs recorded (the answers and the report are the eval's)."""
     out = open(args.out, "w")
     seen: dict = {}
-    real_message, real_answer, real_choose = prompts.reader_message, reader.answer, choose.choose_short
+    real_message, real_choose = prompts.reader_message, choose.choose_short
 
     def message(question, passages, options=None):
         seen.update(question=question, passages=passages, options=options or {})
         return real_message(question, passages, options)
 
-    def choose_short(generator, asked, focused, prompt, context=None, bridges=(), *rest, **named):
-        seen["bridges"] = list(bridges)
-        return real_choose(generator, asked, focused, prompt, context, bridges, *rest, **named)
-
-    def answer(generator, asked, focused, context, prompt, fallback, on_draft=None):
-        text, grounding = real_answer(generator, asked, focused, context, prompt, fallback, on_draft)
-        pick, _ = fallback("", True)
-        record = {"question": asked.question, "want": asked.want, "passages": seen.get("passages", ""),
-                  "bridges": seen.get("bridges", []), "answer": text, "mode": grounding.mode,
-                  "ranker_pick": pick,
-                  "focused": [{"text": s.text, "n": s.passage.n, "score": s.score, "order": s.order} for s in focused],
-                  "context": [{"text": s.text, "n": s.passage.n} for s in context]}
-        out.write(json.dumps(record) + "\n")
-        out.flush()
+    def choose_short(generator, asked, focused, prompt, context=None, bridges=(), embedder=None, ranker=None,
+                     on_draft=None):
+        # Every short answer a reader could give, whichever path the stage takes today (a lettered
+        # question's options aside): the ranker's own pick is what an unproven reply falls back to.
+        text, grounding = real_choose(generator, asked, focused, prompt, context, bridges, embedder, ranker,
+                                      on_draft=on_draft)
+        if not asked.letters and focused:
+            pick, _ = choose.ranked_answer(generator, asked, focused, prompt, context or focused, bridges,
+                                           embedder, ranker, draft="", model=True)
+            record = {"question": asked.question, "want": asked.want, "passages": seen.get("passages", ""),
+                      "bridges": list(bridges), "answer": text, "mode": grounding.mode, "ranker_pick": pick,
+                      "focused": [{"text": s.text, "n": s.passage.n, "score": s.score, "order": s.order}
+                                  for s in focused],
+                      "context": [{"text": s.text, "n": s.passage.n} for s in context or focused]}
+            out.write(json.dumps(record) + "\n")
+            out.flush()
         return text, grounding
 
-    prompts.reader_message, reader.answer, choose.choose_short = message, answer, choose_short
+    prompts.reader_message, choose.choose_short = message, choose_short
     from longqa.cli import app, register
 
     command = ["eval", args.questions, "--half", args.half, "--limit", str(args.limit), "--systems", "longqa",
@@ -81,6 +84,8 @@ def capture(args) -> None:
 class Variant:
     system: str
     question_first: bool = False
+    read_sentences: bool = False  # the reader answers "what/how ..." questions the stage answers with a sentence
+    best_last: bool = False  # the passage holding the best sentence comes last, next to the question
 
 
 EXAMPLES_SYSTEM = (
@@ -122,11 +127,33 @@ VARIANTS = {
     "question-first": Variant(prompts.READER_SYSTEM, question_first=True),
     "examples": Variant(EXAMPLES_SYSTEM),
     "examples-question-first": Variant(EXAMPLES_SYSTEM, question_first=True),
+    "best-last": Variant(prompts.READER_SYSTEM, best_last=True),
+    "read-sentences": Variant(prompts.READER_SYSTEM, read_sentences=True),
 }
 
 
+def best_last(record: dict) -> str:
+    """The captured passages, each passage's block moved so that they run from the weakest best
+    sentence to the strongest (the strongest next to the question)."""
+    blocks: list[list[str]] = []
+    for line in record["passages"].split("\n"):
+        if re.match(r"\[\d{1,3}\] ", line) or not blocks:
+            blocks.append([])
+        blocks[-1].append(line)
+    best: dict[int, float] = {}
+    for row in record["focused"]:
+        best[row["n"]] = max(best.get(row["n"], -1e9), row["score"])
+
+    def strength(block):
+        found = re.match(r"\[(\d{1,3})\] ", block[0])
+        return best.get(int(found.group(1)), -1e9) if found else -1e9
+
+    return "\n".join(line for block in sorted(blocks, key=strength) for line in block)
+
+
 def user_message(variant: Variant, record: dict) -> str:
-    body = prompts.reader_message(record["question"], record["passages"], record.get("options"))
+    passages = best_last(record) if variant.best_last else record["passages"]
+    body = prompts.reader_message(record["question"], passages, record.get("options"))
     if variant.question_first:
         body = f"Question: {prompts.one_line(record['question'])}\n\n{body}"
     return body
@@ -144,6 +171,8 @@ class _Sentence:
 
 def replayed_answer(generator, variant: Variant, record: dict) -> tuple[str, str]:
     """The answer the stage would show for this variant's reply, and how it was reached."""
+    if record["mode"] == "computed" or (record["want"] == "sentence" and not variant.read_sentences):
+        return record["answer"], record["mode"]
     prompt = generator.chat_prompt([Message("system", variant.system), Message("user", user_message(variant, record))])
     yesno = record["want"] == "yesno"
     raw = "".join(generator.stream(prompt, max_tokens=24, stop=["\n"], temperature=0.0))
