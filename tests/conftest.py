@@ -49,7 +49,7 @@ def db(db_path: Path):
 def smallest_profile_in_process():
     """Tests that need a real generator use the smallest profile unless they test a particular
     one: in process it stands in for the default from the start (module fixtures load models
-    before any test's own fixtures); the real command gets it from tests/cli.run."""
+    before any test's own fixtures); the real command gets it from tests/command.run."""
     from longqa.models import profiles
 
     with pytest.MonkeyPatch.context() as patch:

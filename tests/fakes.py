@@ -170,7 +170,7 @@ class KeepingGenerator(FakeGenerator):
         self.kept.append(text)
 
 
-# -- structuring (tests/test_llm_structure.py) -------------------------------------------------------------
+# -- structuring (tests/structure/test_llm.py) -------------------------------------------------------------
 class TopicEmbedder:
     """Vectors that point one way per topic (by keyword), so topic shifts are clear-cut."""
 

@@ -8,8 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from tests.cli import run
-from tests.test_eval_runner import questions_file  # noqa: F401  (the fixture)
+from tests.command import run
+from tests.eval.test_runner import questions_file  # noqa: F401  (the fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 

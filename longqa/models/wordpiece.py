@@ -9,7 +9,7 @@ vectors of its ids, and a store's vectors and its questions' vectors must come f
 pieces. So this follows llama.cpp's rules, including where they differ from Hugging Face's
 BertTokenizer (each character is replaced by the first character of its canonical
 decomposition, which drops accents; symbols outside ASCII stay inside words).
-tests/test_wordpiece.py compares the two on every code point of the Basic Multilingual Plane and on
+tests/models/test_wordpiece.py compares the two on every code point of the Basic Multilingual Plane and on
 real documents.
 """
 
