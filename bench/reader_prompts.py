@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from longqa.ask import prompts  # noqa: E402
-from longqa.ask.answer import choose, reader  # noqa: E402
+from longqa.ask.answer import choose, reader, reader_confidence  # noqa: E402
 from longqa.ask.answer.grounded import NO_ANSWER  # noqa: E402
 from longqa.eval.metrics import exact_match, token_f1  # noqa: E402
 from longqa.models.chat import Message  # noqa: E402
@@ -169,31 +169,46 @@ class _Sentence:
         self.text, self.passage = row["text"], _Passage(row["n"])
 
 
-def replayed_answer(generator, variant: Variant, record: dict) -> tuple[str, str]:
-    """The answer the stage would show for this variant's reply, and how it was reached."""
+def replayed_answer(generator, variant: Variant, record: dict) -> dict:
+    """The answer the stage would show for this variant's reply, how it was reached, and for a
+    proven reply the confidence signals the stage would read (with the reader's probability of
+    having said "unknown" instead, a signal tried here)."""
     if record["mode"] == "computed" or (record["want"] == "sentence" and not variant.read_sentences):
-        return record["answer"], record["mode"]
+        return {"answer": record["answer"], "mode": record["mode"]}
     prompt = generator.chat_prompt([Message("system", variant.system), Message("user", user_message(variant, record))])
     yesno = record["want"] == "yesno"
     raw = "".join(generator.stream(prompt, max_tokens=24, stop=["\n"], temperature=0.0))
     reply = reader.parse(raw, yesno=yesno)
+    probability = reader.own_probability(generator, prompt, raw) if raw.strip() else 0.0
+    out = {"raw": raw, "probability": probability}
     if reply.verdict is not None:
-        return reply.verdict, "verdict"
+        return {**out, "answer": reply.verdict, "mode": "verdict",
+                "unknown": reader.own_probability(generator, prompt, prompts.READER_UNKNOWN)}
     if reply.unknown:
-        probability = reader.own_probability(generator, prompt, raw)
-        return (NO_ANSWER, "unknown") if probability >= 0.5 else (record["ranker_pick"], "unknown-unsure")
+        answer = NO_ANSWER if probability >= 0.5 else record["ranker_pick"]
+        return {**out, "answer": answer, "mode": "unknown" if probability >= 0.5 else "unknown-unsure"}
     focused = [_Sentence(row) for row in record["focused"]]
     context = [_Sentence(row) for row in record["context"]]
     proven = reader.prove(reply, focused, context) if reply.said else None
     if proven is None:
-        return record["ranker_pick"], "fallback"
+        return {**out, "answer": record["ranker_pick"], "mode": "fallback"}
     sentence, start, end = proven
     start, end = reader.whole_figure(sentence.text, start, end)
-    return sentence.text[start:end], "read"
+    shown = sentence.text[start:end]
+    return {**out, "answer": shown, "mode": "read", "named": sentence.passage.n == reply.cited,
+            "in_focus": any(s is sentence for s in focused),
+            "ranker_agrees": reader_confidence.same_answer(shown, _bare(record["ranker_pick"])),
+            "unknown": reader.own_probability(generator, prompt, prompts.READER_UNKNOWN)}
 
 
 def _bare(answer: str) -> str:
     return reader._CITED.sub("", answer).strip()
+
+
+def _whole(record: dict) -> bool:
+    """The capture holds this question's own passages (every focused sentence is in them)."""
+    said = " ".join(record["passages"].split())
+    return all(" ".join(row["text"].split()) in said for row in record["focused"])
 
 
 def replay(args) -> None:
@@ -204,7 +219,7 @@ def replay(args) -> None:
         row = json.loads(line)
         golds[row["question"]] = row.get("answers") or []
     records = [json.loads(line) for line in open(args.capture)]
-    records = [r for r in records if golds.get(r["question"]) and r["want"] != "letters"][: args.limit]
+    records = [r for r in records if golds.get(r["question"]) and _whole(r)][: args.limit]
     generator = load_generator(args.model)
     print(f"{len(records)} questions, model {args.model}, load {os.getloadavg()[0]:.2f}")
     for name in args.variants.split(","):
@@ -214,13 +229,14 @@ def replay(args) -> None:
         started = time.perf_counter()
         rows = []
         for record in records:
-            answer, mode = replayed_answer(generator, variant, record)
+            row = replayed_answer(generator, variant, record)
             gold = golds[record["question"]]
-            f1 += token_f1(_bare(answer), gold)
-            em += exact_match(_bare(answer), gold)
-            modes[mode] = modes.get(mode, 0) + 1
-            rows.append({"question": record["question"], "answer": answer, "mode": mode,
-                         "f1": token_f1(_bare(answer), gold)})
+            row.update(question=record["question"], want=record["want"],
+                       f1=token_f1(_bare(row["answer"]), gold), em=exact_match(_bare(row["answer"]), gold))
+            f1 += row["f1"]
+            em += row["em"]
+            modes[row["mode"]] = modes.get(row["mode"], 0) + 1
+            rows.append(row)
         seconds = (time.perf_counter() - started) / max(1, len(records))
         print(f"{name:24s} F1 {f1 / len(records):.3f}  EM {em / len(records):.3f}  "
               f"{seconds:.1f} s/q  modes {modes}  load {os.getloadavg()[0]:.2f}", flush=True)
