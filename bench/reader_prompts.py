@@ -177,6 +177,16 @@ def replayed_answer(generator, variant: Variant, record: dict) -> dict:
         return {"answer": record["answer"], "mode": record["mode"]}
     prompt = generator.chat_prompt([Message("system", variant.system), Message("user", user_message(variant, record))])
     yesno = record["want"] == "yesno"
+    if prompt in _REPLIED:  # another variant sent the very same prompt: the same reply
+        return _REPLIED[prompt]
+    _REPLIED[prompt] = _proven(generator, prompt, record, yesno)
+    return _REPLIED[prompt]
+
+
+_REPLIED: dict[str, dict] = {}
+
+
+def _proven(generator, prompt: str, record: dict, yesno: bool) -> dict:
     raw = "".join(generator.stream(prompt, max_tokens=24, stop=["\n"], temperature=0.0))
     reply = reader.parse(raw, yesno=yesno)
     probability = reader.own_probability(generator, prompt, raw) if raw.strip() else 0.0
