@@ -83,7 +83,7 @@ class _Hand:
 def hand(row: dict) -> float:
     """The hand-weighted excerpt score, relative to the best focus score, from the features."""
     f, s = row["features"], DEFAULTS.search
-    return (f["focus"] + s.excerpt_leaf_weight * f["leaf"] + s.excerpt_kind_weight * f["kind_fit"] + f["cast"]
+    return (f["focus"] + s.excerpt_leaf_weight * f["leaf"] + s.excerpt_kind_weight * f["kind_fit"]
             + f["hop"] + 2.0 * f["field"])
 
 

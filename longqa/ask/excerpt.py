@@ -94,7 +94,6 @@ def _sentences(asked, found, budget, settings, leaf_scores, embedder, query_vect
         score_with_search(asked, found, embedder, query_vector, queries=queries, leaf_scores=leaf_scores,
                           leaf_weight=settings.excerpt_leaf_weight)
         focus.raise_fitting(asked, found, settings.excerpt_kind_weight)
-        focus.raise_cast(asked, found)
         if second_hop:
             hops.second_hop(asked, found, embedder)
         fields.raise_match(asked, found)
@@ -146,7 +145,6 @@ def _readings(asked, found, embedder, query_vector, queries, leaf_scores, second
         return [(s.score - b) / top for s, b in zip(found, before)]
 
     readings.kind_fit = [float(d > 0) for d in added(lambda: focus.raise_fitting(asked, found, 1.0))]
-    readings.cast = [float(d > 0) for d in added(lambda: focus.raise_cast(asked, found))]
     readings.hop = added(lambda: hops.second_hop(asked, found, embedder)) if second_hop else []
     readings.asked_field = [float(d != 0) for d in added(lambda: fields.raise_match(asked, found))]
     return readings

@@ -4,8 +4,7 @@ search's larger pool are kept.
 Each sentence gets a few named features: its focus score against the question (and the search's
 own further queries) and its rank; its paragraph's search score; how well its section path names
 the question's words; and what each of the excerpt's readings of the question added to it —
-holding a span of the asked kind (a date, a figure), casting the asked role, being the value of
-the asked field, naming the first hop's bridge entity. A linear model over them, fitted as a
+holding a span of the asked kind (a date, a figure), being the value of the asked field, naming the first hop's bridge entity. A linear model over them, fitted as a
 softmax over each question's sentences on the tune half (`bench/excerpt_ranker.py`,
 cross-validated by question), orders the sentences; the weights and the command that produced
 them are in excerpt_ranker.json beside this file. No weight is set by hand. Off by default
@@ -33,7 +32,6 @@ FEATURES: dict[str, str] = {
     "leaf": "its paragraph's search score relative to the best paragraph (titles, hops, the whole document)",
     "title_match": "share of the question's content words in the paragraph's section path",
     "kind_fit": "1 when it holds a span of the kind the question asks for (a date, a figure, a duration)",
-    "cast": "1 when it casts the asked role or the asked person in a role",
     "field": "1 when it is the label or value of the field the question asks for",
     "hop": "what naming the first hop's bridge entity added, relative to the best sentence",
     "first_of_paragraph": "1 for a paragraph's first sentence (topic sentences state, later ones elaborate)",
@@ -51,7 +49,6 @@ class Readings:
     focus: list[float]
     leaf: list[float]
     kind_fit: list[float] = field(default_factory=list)
-    cast: list[float] = field(default_factory=list)
     asked_field: list[float] = field(default_factory=list)
     hop: list[float] = field(default_factory=list)
 
@@ -76,7 +73,6 @@ def features(question: str, found: list, readings: Readings) -> list[dict[str, f
             "leaf": max(0.0, readings.leaf[i]) / best_leaf,
             "title_match": len(terms & path_terms[path]) / len(terms) if terms else 0.0,
             "kind_fit": _at(readings.kind_fit, i),
-            "cast": _at(readings.cast, i),
             "field": _at(readings.asked_field, i),
             "hop": _at(readings.hop, i),
             "first_of_paragraph": float(first),

@@ -209,43 +209,6 @@ def asked_measure(question: str) -> str | None:
     return None
 
 
-_ASKS_ACTOR = re.compile(r"\bwho\s+(?:plays|played|portrays|portrayed|voices|voiced|stars as|starred as)\s+"
-                         r"(?:the\s+(?:role|part)\s+of\s+)?(.+)", re.I)
-
-
-ROLE_OF = "'s"  # marks a role asked as someone's relation; never a word of a sentence
-
-
-_RELATION = re.compile(r"(?:the\s+)?([\w-]+)['’]s\s+([\w-]+)", re.I)
-
-
-def asked_role(question: str) -> set[str]:
-    """For "who plays Charles in ...", the words that may name the role (lower case); for a
-    relation ("who played marty's sister in back to the future") its two words and ROLE_OF;
-    empty for other questions."""
-    match = _ASKS_ACTOR.search(question)
-    relation = match and _RELATION.match(match.group(1))
-    if relation:  # "marty's sister": the two words, marked
-        return {relation.group(1).lower(), relation.group(2).lower(), ROLE_OF}
-    return _asked_words(_ASKS_ACTOR, question)
-
-
-# "who does Ana Ruiz play in the second act", "what role did X play"
-_ASKS_ROLE = re.compile(r"\b(?:who|what (?:role|part|character))\s+(?:does|did|do|will)\s+(.+?)\s+(?:play|portray|voice)\b",
-                        re.I)
-
-
-def asked_actor(question: str) -> set[str]:
-    """For "who does Ana Ruiz play in ...", the actor's words (lower case); empty for other
-    questions."""
-    return _asked_words(_ASKS_ROLE, question)
-
-
-def _asked_words(pattern: re.Pattern, question: str) -> set[str]:
-    match = pattern.search(question)
-    return {w for w in words(match.group(1)) if w not in STOPWORDS} if match else set()
-
-
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b", re.I)
 
 
@@ -253,9 +216,6 @@ _ASKS_PLACE = re.compile(r"\bwhere\b", re.I)
 
 
 _ASKS_AMOUNT = re.compile(r"\bhow (?:many|much)\b", re.I)
-
-
-_ASKS_COUNTRY = re.compile(r"\b(?:which|what)\s+(?:country|nation)\b", re.I)
 
 
 _ASKS_END = re.compile(r"\b(?:stops?|stopped|ends?|ended|close[sd]?|closing|finish(?:es|ed)?|until|latest|"
@@ -338,12 +298,9 @@ class Asked:
     head: str | None = None  # the noun a "what X" / "which X" question names
     counted: str | None = None  # what a "how many X" question counts
     measure: str | None = None  # count | length | area | mass | percent | money (quantity questions)
-    role: frozenset[str] = frozenset()  # words naming the role in "who plays X"
-    actor: frozenset[str] = frozenset()  # the actor's words in "who does X play"
     end: int = 0  # +1: asks when a range ends; -1: when it starts; 0: neither
     asks_year: bool = False
     asks_place: bool = False
-    asks_country: bool = False
     asks_amount: bool = False  # "how many", "how much"
     terms: tuple[str, ...] = ()  # content terms of the question, in order
     section: str = ""  # the section a question names by number ("section 3.2" -> "3.2")
@@ -371,9 +328,8 @@ def read(question: str) -> Asked:
         letters=lettered_options(question), options=tuple(alternatives(question)),
         head=head_noun(question), counted=counted_noun(question),
         measure=asked_measure(question) if want in ("quantity", "any") else None,
-        role=frozenset(asked_role(question)), actor=frozenset(asked_actor(question)), end=asked_end(question),
+        end=asked_end(question),
         asks_year=bool(_ASKS_YEAR.search(question)), asks_place=bool(_ASKS_PLACE.search(question)),
-        asks_country=bool(_ASKS_COUNTRY.search(question)),
         asks_amount=bool(_ASKS_AMOUNT.search(question)), terms=tuple(content_terms(question)),
         section=_section_named(question), core_want=wanted(core), bridged=rules.is_bridged(question),
         described=tuple(rules.described_heads(core)), arithmetic=arithmetic.read(question),

@@ -4,8 +4,8 @@ Every feature reads one candidate against the `Evidence` gathered once for the q
 `Asked` record, the ranked sentences, the model's draft and its probabilities) and returns a number.
 No feature carries a weight: ranker.py learns them from labelled questions (bench/answer_ranker.py)
 and a feature whose removal does not lower the cross-validated score is deleted. General features
-come first; the ones that read one kind of question (who plays a role, which country) follow and
-keep their place only while they earn a weight.
+come first; the ones that read one kind of question (where, which county, who) follow and keep
+their place only while they earn a weight.
 """
 
 from __future__ import annotations
@@ -191,8 +191,7 @@ def defined_as_asked(c: Candidate, ev: Evidence) -> float:
     if c.sentence is None or c.start < 0:
         return 0.0
     span, text = c.as_span(), c.sentence.text
-    return float(span_fit.defines(span, text, ev.asked.head) or span_fit.casts(span, text, set(ev.asked.role))
-                 or span_fit.cast_as(span, text, set(ev.asked.actor)))
+    return float(span_fit.defines(span, text, ev.asked.head))
 
 
 def unit_fit(c: Candidate, ev: Evidence) -> float:
@@ -205,10 +204,6 @@ def unit_fit(c: Candidate, ev: Evidence) -> float:
 
 def after_place_word(c: Candidate, ev: Evidence) -> float:
     return float(c.sentence is not None and c.start >= 0 and span_fit.placed(c.as_span(), c.sentence.text, ev.asked))
-
-
-def nationality_for_country(c: Candidate, ev: Evidence) -> float:
-    return float(c.sentence is not None and c.start >= 0 and span_fit.nationality(c.as_span(), c.sentence.text, ev.asked))
 
 
 def person_fit(c: Candidate, ev: Evidence) -> float:
@@ -264,7 +259,6 @@ FEATURES: dict[str, tuple[Callable[[Candidate, Evidence], float], str]] = {
     "defined_as_asked": (defined_as_asked, "the sentence says it is what the question asks ('X is the Y')"),
     "unit_fit": (unit_fit, "counts what 'how many X' counts, measures what is asked, a range's asked end"),
     "after_place_word": (after_place_word, "'where': a name after in, at or from"),
-    "nationality_for_country": (nationality_for_country, "'which country': an adjective of nationality is not one"),
     "person_fit": (person_fit, "'who' wants a person's name; 'where' or 'which film' anything but"),
     "asked_thing_fit": (asked_thing_fit, "'what body of water': nearer that noun in meaning than the others"),
     "said_of_both": (said_of_both, "what two joined names share is said of each of them"),
@@ -290,7 +284,7 @@ def read_embeddings(candidates: list[Candidate], ev: Evidence, embedder) -> None
         return
     sign = ev.asked.wants_person
     typer = kinds.typer_for(embedder)
-    if sign and not ev.asked.actor and typer is not None:
+    if sign and typer is not None:
         for c, person in zip(named, typer.personhood([c.text for c in named])):
             ev.personhood[c.text] = sign * person
     asked = ev.asked.thing

@@ -206,17 +206,3 @@ def raise_fitting(asked: Asked, found: list[Sentence], weight: float) -> None:
     for sentence in found:
         if any(span_fit.fits(span, want) > 0.5 for span in span_fit.candidates(sentence.text)):
             sentence.score += weight * top
-
-
-def raise_cast(asked: Asked, found: list[Sentence]) -> None:
-    """For "who plays the Mayor" or "who does Ana Ruiz play", each sentence of a cast list that
-    casts someone in the asked role, or the asked actor in some role ("Tom Hale as the Mayor"),
-    gains the best score: it says what is asked in other words than the question's."""
-    role, actor = asked.role, asked.actor
-    if not (role or actor) or not found:
-        return
-    top = max(s.score for s in found)
-    for sentence in found:
-        if any(span_fit.casts(span, sentence.text, role) or span_fit.cast_as(span, sentence.text, actor)
-               for span in span_fit.candidates(sentence.text)):
-            sentence.score += top

@@ -1,12 +1,12 @@
 """How a candidate span fits what the question asks (the `Asked` record): the kind of answer it
-wants, the noun it names, the role or actor of a cast list, the side of a range, its own words.
+wants, the noun it names, the side of a range, its own words.
 The spans themselves come from longqa/text/spans.py."""
 
 from __future__ import annotations
 
 import re
 
-from longqa.ask.analysis.asked import ROLE_OF, Asked
+from longqa.ask.analysis.asked import Asked
 from longqa.ask.settings import in_effect
 from longqa.text import spans
 from longqa.text.spans import TIME_UNITS, YEAR, Span, is_specific
@@ -47,47 +47,6 @@ def names_head(span: Span, head: str | None) -> bool:
         w == head or w.rstrip("s") == head.rstrip("s") for w in words(span.text))
 
 
-_CASTING = r"(?:as|plays|played|portrays|portrayed|voices|voiced)"  # what joins an actor to a role
-_CAST_AFTER = re.compile(rf"\s*,?\s+{_CASTING}\s+(?:the\s+)?([\w'’-]+)", re.I)
-_CAST_LINE = re.compile(rf"\s*,?\s+{_CASTING}\s+([^.;()\n]{{1,80}})", re.I)  # the whole line after it
-_CAST_BEFORE = re.compile(r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*,?\s+(?:is|was|are|were)?\s*(?:played|portrayed|voiced)\s+by\s+$", re.I)
-
-
-_ROLE_BEFORE = re.compile(rf"((?:[\w'’.-]+\s+){{0,3}}[\w'’.-]+)\s*,?\s+{_CASTING}"
-                          r"\s+(?:the\s+)?$", re.I)
-_ROLE_AFTER = re.compile(r"\s*,?\s+(?:is|was)?\s*(?:played|portrayed|voiced)\s+by\s+((?:[\w'’.-]+\s+){0,2}[\w'’.-]+)", re.I)
-
-
-def cast_as(span: Span, sentence: str, actor: set[str]) -> bool:
-    """The sentence casts the asked actor as the span: "Ana Ruiz as the Inspector", "the Inspector
-    is played by Ana Ruiz" (a theatre programme's cast list)."""
-    if not actor or span.kind != "name" or span.start < 0 or set(words(span.text)) & actor:
-        return False
-    return bool(_named_around(span, sentence, _ROLE_BEFORE, _ROLE_AFTER) & actor)
-
-
-def casts(span: Span, sentence: str, role: set[str]) -> bool:
-    """The sentence casts the span in the asked role: "Tom Hale as the Mayor", "Tom Hale plays the
-    Mayor", "the Mayor is played by Tom Hale". A role asked as someone's relation ("the mayor's
-    wife": `role` holds the ROLE_OF marker) needs both words in what the cast line says of the
-    span: "Jo Park as Ellen Hale, the Mayor's wife", not "Tom Hale as the Mayor"."""
-    if not role or span.kind != "name" or span.start < 0:
-        return False
-    if ROLE_OF not in role:
-        return bool(_named_around(span, sentence, _CAST_BEFORE, _CAST_AFTER) & role)
-    line = _CAST_LINE.match(sentence, span.end)
-    return bool(line) and role - {ROLE_OF} <= set(words(line.group(1)))
-
-
-def _named_around(span: Span, sentence: str, before: re.Pattern, after: re.Pattern) -> set[str]:
-    """The words a cast list gives the span's counterpart: those `before` finds just before the
-    span ("the Inspector is played by" / "Ana Ruiz as") and `after` just after it."""
-    found = before.search(sentence[max(0, span.start - 60):span.start])
-    following = after.match(sentence, span.end)
-    return ((set(words(found.group(1))) if found else set())
-            | (set(words(following.group(1))) if following else set()))
-
-
 def defines(span: Span, sentence: str, head: str | None) -> bool:
     """The sentence says the span IS the question's head noun ("Ferric sulphate is the coagulant",
     "the coagulant is ferric sulphate"), for a "what coagulant ..." question."""
@@ -117,26 +76,6 @@ def placed(span: Span, sentence: str, asked: Asked) -> bool:
     ("formed in Leyton", "recorded in Fujioka"): a place, not a person or a title."""
     return (span.kind in ("name", "phrase") and span.start > 0 and asked.asks_place
             and bool(_LOCATIVE_BEFORE.search(sentence[max(0, span.start - 24):span.start])))
-
-
-_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:ish|ese|an|ic|ch|i)$")  # French, Swedish, Chinese, Mexican, Iraqi
-_NEXT_WORD = re.compile(r"^[\s-]+([a-z][a-z-]*)")
-
-
-def nationality(span: Span, sentence: str, asked: Asked) -> bool:
-    """For a "which country" question, a nationality said of someone ("a French nobleman", "the
-    Chinese court"): the word is shaped like one and goes before a noun; the country itself is
-    another span ("in Sweden")."""
-    if span.kind != "name" or not asked.asks_country or not _DEMONYM.match(span.text):
-        return False
-    after = _NEXT_WORD.match(sentence[span.end:])
-    word = after.group(1) if after else ""
-    return bool(word) and word not in STOPWORDS and word not in _VERBS and not word.endswith(("ed", "s"))
-
-
-# verbs a country's name goes before ("Japan became", "Iran won"), which "-ed" and "-s" miss
-_VERBS = {"became", "become", "won", "lost", "left", "took", "sent", "began", "fought", "made", "gave", "held",
-          "beat", "ran", "came", "went", "got", "kept", "led", "paid", "sold", "bought", "built", "saw", "had"}
 
 
 def repeats_question(span: Span, asked: Asked) -> bool:

@@ -64,7 +64,6 @@ def plan_answer(asked: Asked, passages: list[Passage], qtype: str, scope: float,
         long_form = False
     found = focus.context_sentences(passages)
     focus.score_for(asked, found, embedder, query_vector)
-    focus.raise_cast(asked, found)
     # A multi-hop question's answer sits beside its bridge entity, not beside its own words.
     hop = hops.applies(asked, qtype, long_form)
     bridges = hops.second_hop(asked, found, embedder) if hop else []
