@@ -130,6 +130,15 @@ class RelevanceSettings:
 
 @dataclass(frozen=True)
 class SearchSettings:
+    # -- the question's scope, R_q (ask/analysis/rules.py) ----------------------------------------
+    scope_global: float = tunable(
+        0.9, "R_q given a summary-style question (summarise, overview, main points) whatever a model says",
+        SPOT, unlearned="a rule's verdict, used where no measured model decides the scope", high=1)
+    scope_local: float = tunable(
+        0.2, "R_q given a question that wants one short answer (a figure, a date, a name, yes/no, one of "
+        "two options) whatever a model says", SPOT,
+        unlearned="a rule's verdict, used where no measured model decides the scope", high=1)
+
     # -- which documents are refined (retrieve/docscore.py) ------------------------------------
     doc_relative: float = tunable(
         0.5, "a document is a refinement candidate when its best leaf scores at least this × the best "
@@ -383,6 +392,10 @@ class AnswerSettings:
         2, "a sentence quoted as the answer says at least this many content words the question does not "
         "(a heading that repeats the question answers nothing)", SPOT)
     max_phrase_words: int = tunable(5, "longest phrase span, in content words", SPOT, low=1)
+    heading_words: int = tunable(
+        12, "a line of at most this many words without closing punctuation is heading-like: a span on it "
+        "reads the ranker's in_heading feature, whose weight is learned (answer/candidates.py)", SPOT,
+        unlearned="it defines the feature the ranker weighs, not a weight", low=1)
     max_sentence_chars: int = tunable(
         600, "longer runs (tables flattened into one line) are cut at spaces into sentences", SPOT, low=1)
     # -- tables (ask/tables.py) and sources (ask/citations.py) ---------------------------------------

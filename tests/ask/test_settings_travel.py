@@ -59,3 +59,19 @@ def test_the_outline_size_is_read_when_the_choice_runs():
     assert len(outline_choice.candidate_sections(roots, scores)) == DEFAULTS.expansion.outline_entries
     with applied(DEFAULTS.with_values({"expansion.outline_entries": 4})):
         assert len(outline_choice.candidate_sections(roots, scores)) == 4
+
+
+def test_the_scope_rules_and_the_heading_cut_read_their_settings_when_they_run():
+    from longqa.ask.analysis import rules
+    from longqa.ask.answer.candidates import structure_of
+    from longqa.ask.answer.focus import Sentence
+
+    question = "How many litres does the fuel store hold?"
+    assert rules.scope_prior(question) == DEFAULTS.search.scope_local
+    with applied(DEFAULTS.with_values({"search.scope_local": 0.1})):
+        assert rules.scope_prior(question) == 0.1
+    leaf = Node(id=5, kind="leaf", text="Fuel store capacity and refill times", depth=2)
+    line = Sentence(passage=None, leaf=leaf, start=0, end=len(leaf.text), order=0)
+    assert structure_of("Fuel", line, 0) == "heading"
+    with applied(DEFAULTS.with_values({"answer.heading_words": 3})):
+        assert structure_of("Fuel", line, 0) != "heading"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from longqa.ask.analysis import asked  # each reads the other at call time only
+from longqa.ask.settings import in_effect
 
 _ARITHMETIC = re.compile(
     r"\b(calculat\w*|compute[ds]?|ratio|percentage|percent|average|sum|total|how much|how many|"
@@ -111,8 +112,6 @@ def information_pattern(question: str) -> str | None:
     return None
 
 
-GLOBAL_SCOPE = 0.9
-LOCAL_SCOPE = 0.2
 # A question that asks for a figure, a date, a duration, a frequency, a name, one of two options
 # or a yes/no verdict is answered by one span of one passage, whatever a model thinks of its scope;
 # "who are the ...", "which ... were ..." may want a list, and are left to the model.
@@ -121,8 +120,8 @@ _PLURAL = re.compile(r"^\s*(?:who|which\s+\w+|what\s+\w+)\s+(?:are|were)\b", re.
 
 
 def scope_prior(question: str) -> float | None:
-    """R_q forced toward global (GLOBAL_SCOPE) for summary-style questions, toward local
-    (LOCAL_SCOPE) for questions that want one short answer (_LOCAL_KINDS); None when no rule fires."""
+    """R_q forced toward global (search.scope_global) for summary-style questions, toward local
+    (search.scope_local) for questions that want one short answer (_LOCAL_KINDS); None when no rule fires."""
     if _GLOBAL.search(question):
-        return GLOBAL_SCOPE
-    return LOCAL_SCOPE if asked.wanted(question) in _LOCAL_KINDS and not _PLURAL.search(question) else None
+        return in_effect().search.scope_global
+    return in_effect().search.scope_local if asked.wanted(question) in _LOCAL_KINDS and not _PLURAL.search(question) else None

@@ -16,6 +16,7 @@ from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import span_fit
 from longqa.text import spans
 from longqa.ask.answer.focus import Sentence
+from longqa.ask.settings import in_effect
 
 
 # Code-like tokens the name and phrase patterns miss: a dot-command (".tables"), a command-line
@@ -30,7 +31,6 @@ _CODE = re.compile(
     r"|`[^`\n]{1,60}`")
 # A number that opens a line and numbers it: "6.", "2.5", "(3)", "1)".
 _NUMBER_LABEL = re.compile(r"\(?\d{1,3}(?:\.\d{1,3})*[.)]?")
-_HEADING_WORDS = 12
 # A list mark inside a sentence, after a colon, a comma or "and": "five files: 1. the system file,
 # 2. the user file and 3. the font map".
 _INLINE_MARK = re.compile(r"\s*[.)]\s+[^\W\d]")
@@ -80,7 +80,7 @@ def structure_of(text: str, sentence: Sentence | None, start: int) -> str:
         after_mark = _INLINE_MARK.match(line, start + len(text.rstrip(".)")))
         if not before or (after_mark and (before.endswith((":", ",", ";")) or _LIST_JOIN.search(before))):
             return "number_label"
-    if len(line.split()) <= _HEADING_WORDS and not line.rstrip().endswith((".", "?", "!", ":", ";", ",")):
+    if len(line.split()) <= in_effect().answer.heading_words and not line.rstrip().endswith((".", "?", "!", ":", ";", ",")):
         return "heading"
     # Text standing directly under the document, before its first section, on its first page: a
     # title page, a letterhead, a contract's parties and date.
