@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Iterator
 
 from longqa.retrieve.settings import RETRIEVAL, RetrievalSettings
+from longqa.text.sentences import MAX_SENTENCE_CHARS
 from longqa.tunables import described
 from longqa.tunables import tunable as described_field
 
@@ -397,7 +398,8 @@ class AnswerSettings:
         "reads the ranker's in_heading feature, whose weight is learned (answer/candidates.py)", SPOT,
         unlearned="it defines the feature the ranker weighs, not a weight", low=1)
     max_sentence_chars: int = tunable(
-        600, "longer runs (tables flattened into one line) are cut at spaces into sentences", SPOT, low=1)
+        MAX_SENTENCE_CHARS, "longer runs (tables flattened into one line) are cut at spaces into sentences "
+        "(ingest's sentence splits use the same default, text/sentences.py)", SPOT, low=1)
     # -- tables (ask/tables.py) and sources (ask/citations.py) ---------------------------------------
     min_label_match: float = tunable(
         0.6, "share of the question's row words that a table row's label must contain", "UDA tune table questions", high=1)
