@@ -199,13 +199,7 @@ READER_SYSTEM = (
 READER_UNKNOWN = "unknown"
 
 
-def reader_message(question: str, passages: str, options: dict[str, str] | None = None, *,
-                   ask_first: bool = False) -> str:
-    """The reader's user message: the passages, then the question with any lettered options.
-    `ask_first` (a profile's measured choice, models/profiles.py) asks the question before the
-    passages too: the reader reads them knowing what it looks for (a decoder attends only
-    backwards), and answers with the question fresh."""
+def reader_message(question: str, passages: str, options: dict[str, str] | None = None) -> str:
+    """The reader's user message: the passages, the question and any lettered options."""
     listed = "".join(f"\n({letter}) {one_line(text)}" for letter, text in (options or {}).items())
-    asked = one_line(question)
-    opening = f"Question: {asked}\n\n" if ask_first else ""
-    return f"{opening}Passages:\n{passages}\n\nQuestion: {asked}{listed}"
+    return f"Passages:\n{passages}\n\nQuestion: {one_line(question)}{listed}"

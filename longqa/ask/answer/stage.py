@@ -89,9 +89,8 @@ def reader_prompt(generator, asked: Asked, passages: str) -> str:
     question = asked.stem if asked.letters else asked.question
     if supports(generator, KEEPS_PREFIX):  # the fixed system turn is read once, then kept
         generator.keep_prefix(generator.chat_head(prompts.READER_SYSTEM))
-    profile = profiles.profile_of(generator)
-    message = prompts.reader_message(question, passages, asked.letters, ask_first=bool(profile and profile.asks_first))
-    return generator.chat_prompt([Message("system", prompts.READER_SYSTEM), Message("user", message)])
+    return generator.chat_prompt([Message("system", prompts.READER_SYSTEM),
+                                  Message("user", prompts.reader_message(question, passages, asked.letters))])
 
 
 def run_answer(generator: Generator, asked: Asked, plan: AnswerPlan, grounding: list,

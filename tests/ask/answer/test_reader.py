@@ -10,7 +10,7 @@ import pytest
 
 from longqa.ask.answer import reader, reader_confidence
 from longqa.errors import LongqaError
-from longqa.models.profiles import QWEN_05B, QWEN_15B
+from longqa.models.profiles import QWEN_05B
 from longqa.ask.answer.grounded import NO_ANSWER
 from tests.ask_support import build_store, make_pipeline, reactor_handbook
 from tests.fakes import FakeReader
@@ -119,17 +119,6 @@ def test_the_reader_reads_its_own_chat_prompt_and_no_completion_prompt(tmp_path)
     generated = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"]
     assert len(generated) == 1 and generated[0].startswith("<system>\n")
     assert "Question: How quickly do the emergency diesel generators start" in generated[0]
-
-
-def test_a_reader_measured_to_read_better_asked_first_gets_the_question_before_the_passages(tmp_path):
-    question = "How quickly do the emergency diesel generators start after a grid loss?"
-    pipeline = _pipeline(tmp_path, "within 10 seconds [1]")
-    pipeline.generator.profile = QWEN_15B  # measured: asks_first
-    pipeline.answer(question)
-    prompt = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"][0]
-    user = prompt.split("<user>\n", 1)[1]
-    assert user.startswith(f"Question: {question}\n\nPassages:\n[") and user.count(question) == 2
-    assert not QWEN_05B.asks_first  # unmeasured: passages first, as before
 
 
 def test_a_proven_reply_records_the_signals_its_confidence_is_made_of(tmp_path):
