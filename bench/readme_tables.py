@@ -41,6 +41,8 @@ HEADLINES = [
 MEASURES = {
     "dev-report150-corpus-answers-qwen2.5-coder-1.5b.json": "answers by the qwen2.5-coder-1.5b reader profile (report half) reading 400 tokens of focused sentences, the default profile's stores",
     "dev-report150-corpus-answers-qwen2.5-coder-1.5b-w260.json": "the same reader reading 260 tokens, the window before (confidence its own probability)",
+    "dev-tune150-corpus-answers-qwen2.5-coder-1.5b-asks-first.json": "the default reader on the tune half asked the question before the passages as well as after them (not shipped: it did not hold on the report half)",
+    "dev-report150-corpus-answers-qwen2.5-coder-1.5b-asks-first.json": "the default reader on the report half asked the question before the passages as well (not shipped: F1 below the passages-first reader's)",
     "dev-tune150-corpus-answers-qwen2.5-coder-1.5b-w400.json": "the default reader on the tune half reading 400 tokens, where the window was chosen",
     "dev-report150-corpus-answers-qwen2.5-coder-0.5b.json": "answers by the qwen2.5-coder-0.5b reader profile (report half), the same stores",
     "dev-report150-corpus-answers-gemma-3-270m.json": "answers by the gemma-3-270m chooser (the default) on the same commit's stores, the comparison for the readers",
