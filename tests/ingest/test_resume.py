@@ -69,7 +69,7 @@ def partly_embedded(db_path: Path) -> bool:
 
 def stored_documents(db_path: Path) -> int:
     try:
-        with sqlite3.connect(db_path, timeout=0.1) as conn:
+        with sqlite3.connect(db_path, timeout=5) as conn:
             return conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     except sqlite3.OperationalError:
         return 0
