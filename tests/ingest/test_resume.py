@@ -7,6 +7,7 @@ run, and the invariants are checked after each of them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -73,6 +74,29 @@ def stored_documents(db_path: Path) -> int:
             return conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     except sqlite3.OperationalError:
         return 0
+
+
+@contextlib.contextmanager
+def store_held_after_documents(db_path: Path, documents: int, process: subprocess.Popen):
+    """Once the store holds `documents` documents, hold its write lock (BEGIN IMMEDIATE) for the
+    body of the `with`: the ingest in `process` can then write nothing more until it is let go."""
+    deadline = time.monotonic() + 300
+    while True:
+        assert process.poll() is None, "the ingest ended before the documents were stored"
+        assert time.monotonic() < deadline, f"{documents} documents not stored within 300 s"
+        conn = sqlite3.connect(db_path, timeout=5, isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if conn.execute("SELECT count(*) FROM documents").fetchone()[0] >= documents:
+                yield
+                return
+        except sqlite3.OperationalError:  # not created yet, or busy: look again
+            pass
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            conn.close()
+        time.sleep(0.02)
 
 
 def kill_when(argv: list[str], ready, what: str) -> None:
@@ -152,11 +176,11 @@ def test_ctrl_c_mid_batch_ends_in_one_line_and_the_next_run_finishes(tmp_path, d
     write_library(folder)
     argv = [sys.executable, "-m", "longqa", "ingest", str(folder), "-d", str(db_path)]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300
-    while stored_documents(db_path) < 2:
-        assert process.poll() is None and time.monotonic() < deadline
-        time.sleep(0.02)
-    process.send_signal(signal.SIGINT)
+    with store_held_after_documents(db_path, 2, process):
+        # The ingest cannot store another document while the lock is held, so the interrupt
+        # lands mid-batch however fast the rest of the batch would have gone.
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.5)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130 and stdout == ""
     assert stderr.splitlines() == ["longqa: interrupted"], stderr
