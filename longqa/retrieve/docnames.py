@@ -38,11 +38,33 @@ _NAME_CACHE: dict[tuple[str, int, int], dict[int, "Identity"]] = {}
 _WEIGHT_CACHE: dict[str, object] = {}  # the last scope's name-word weights, by its key
 
 
+_RUN = re.compile(r"[a-zA-Z]+|\d+")
+# A word's name words (itself and its runs, stopwords out), kept across documents: a shelf's titles
+# and file names repeat most of their words ("annual", "report", a year). A fresh process made
+# 1,000 documents' names in 56 ms CPU before, 18 ms with this and _raw_stem.
+_WORD_NAMES: dict[str, frozenset[str]] = {}
+_WORD_NAMES_MAX = 200_000
+
+
 def with_runs(terms: set[str]) -> set[str]:
     """`terms` and their letter/digit runs of two or more characters (2022q4 → 2022q4, 2022)."""
     found = set(terms)
     for term in terms:
-        found.update(part.lower() for part in re.findall(r"[a-zA-Z]+|\d+", term) if len(part) > 1)
+        found.update(_runs(term))
+    return found
+
+
+def _runs(term: str) -> list[str]:
+    return [part.lower() for part in _RUN.findall(term) if len(part) > 1]
+
+
+def _word_names(word: str) -> frozenset[str]:
+    """with_runs({word}) less the stopwords, remembered."""
+    found = _WORD_NAMES.get(word)
+    if found is None:
+        if len(_WORD_NAMES) >= _WORD_NAMES_MAX:
+            _WORD_NAMES.clear()
+        found = _WORD_NAMES[word] = frozenset({word, *_runs(word)} - STOPWORDS)
     return found
 
 
@@ -67,26 +89,33 @@ def identity(title: str, path: str, headings: list[str] = ()) -> Identity:
     """A document's names: title and file name together, the file name alone, each program of a
     NAME line (else the title), and, where the title is only the file name, the first top-level
     heading that is not a generic section name (a plain text's "THE SED FAQ")."""
-    stem = _stem(path)
+    raw = _raw_stem(path)
+    stem = raw.replace("_", " ")
     names = _names([f"{title} {stem}", stem, *(named_programs(title) or [title])])
-    opening = [h for h in headings if not generic_heading(h)][:1] if _untitled(title, path) else []
+    opening = [h for h in headings if not generic_heading(h)][:1] if title.strip() == raw else []
     heads = tuple(h for h in _names(opening) if h not in names)
     return Identity(names, frozenset().union(*names), heads)
 
 
 def _names(parts: list[str]) -> tuple[frozenset[str], ...]:
     """Each part's words (stopwords out, letter/digit runs split), empty ones and repeats dropped."""
-    found = (frozenset(with_runs(set(words(part))) - STOPWORDS) for part in parts)
+    found = (frozenset().union(*map(_word_names, words(part))) for part in parts)
     return tuple(dict.fromkeys(name for name in found if name))
 
 
-def _stem(path: str) -> str:
-    return Path(path).stem.replace("_", " ")
+def _raw_stem(path: str) -> str:
+    """Path(path).stem, without building a Path for the plain case (a last part with no trailing
+    dot), which is every stored file name: pathlib's parsing was a third of the names' cost."""
+    name = path.rpartition("/")[2]
+    if name in ("", ".", "..") or name.endswith("."):
+        return Path(path).stem
+    dot = name.rfind(".")
+    return name[:dot] if dot > 0 else name
 
 
 def _untitled(title: str, path: str) -> bool:
     """Whether the document found no title of its own: the parsers then title it by its file name."""
-    return title.strip() == Path(path).stem
+    return title.strip() == _raw_stem(path)
 
 
 def document_identities(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, Identity]:
