@@ -138,8 +138,9 @@ def _open_own_file(path: Path) -> int | None:
 
 
 def _ids_digest(node_ids: np.ndarray, doc_ids: np.ndarray) -> str:
-    digest = hashlib.sha256(np.ascontiguousarray(node_ids, np.int64).tobytes())
-    digest.update(np.ascontiguousarray(doc_ids, np.int64).tobytes())
+    # hashed from the arrays' own memory: a bytes copy of a million mapped ids cost ~9 ms per process
+    digest = hashlib.sha256(np.ascontiguousarray(node_ids, np.int64))
+    digest.update(np.ascontiguousarray(doc_ids, np.int64))
     return digest.hexdigest()
 
 
