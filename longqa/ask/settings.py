@@ -334,6 +334,14 @@ class AnswerSettings:
         0.3, "a summary's points (ask/answer/summary.py): weight of overlap with the points already chosen "
         "against relevance and centrality (Maximal Marginal Relevance)",
         "not tuned: the dev questions carry no summary labels; a common MMR setting", high=1)
+    kind_fit: tuple = tunable(
+        (1.0, 0.4, -0.25, -0.5), "a candidate's kind_fit feature by where its kind stands for the kind of answer "
+        "asked (answer/span_fit.py): it fits (a date for 'when'), is near (a coarser or partial answer: a month "
+        "for a date, a bare quantity for a duration), is unlikely (a figure for 'which device', a plain phrase "
+        "for a name), clashes; 0 where no kind is asked. The ranker's learned kind_fit weight scales it",
+        "by hand, four levels standing for the per-kind values set on tune-half spot checks "
+        "(1.0 / 0.8 to 0.3 / -0.2 to -0.3 / -0.5)", unlearned="the levels define the feature the ranker weighs; "
+        "only their spacing is a choice", low=-1, high=1)
     # -- sentence focus (ask/focus.py) ------------------------------------------------------------
     focus_tokens: int = tunable(
         260, "tokens of best sentences shown for extractive, arithmetic and bridge questions",

@@ -75,3 +75,15 @@ def test_the_scope_rules_and_the_heading_cut_read_their_settings_when_they_run()
     assert structure_of("Fuel", line, 0) == "heading"
     with applied(DEFAULTS.with_values({"answer.heading_words": 3})):
         assert structure_of("Fuel", line, 0) != "heading"
+
+
+def test_a_span_kinds_fit_is_its_standing_valued_by_the_setting():
+    from longqa.ask.answer import span_fit
+    from longqa.text.spans import Span
+
+    month = Span("March", "month", 0, 5)  # for "when": near, a coarser answer than a date
+    assert span_fit.standing(month, "date") == span_fit.NEAR
+    assert span_fit.fits(month, "date") == DEFAULTS.answer.kind_fit[1]
+    with applied(DEFAULTS.with_values({"answer.kind_fit": (1.0, 0.1, -0.2, -0.9)})):
+        assert span_fit.fits(month, "date") == 0.1
+        assert span_fit.fits(Span("the pump", "phrase", 0, 8), "date") == -0.9

@@ -104,8 +104,8 @@ def match(asked: Asked, sentences: list[Sentence]) -> tuple[Field, spans.Span] |
     if value.startswith("("):  # "Number of Shares / (in thousands)": a table's unit note, not a value
         return None
     fitting = [span for span in span_fit.candidates(value)
-               if (span_fit.fits(span, want) > 0.5 and (want in ("any", "name") or re.search(r"\d", span.text)))
-               or (want == "any" and span_fit.fits(span, want) >= 0)]
+               if (span_fit.standing(span, want) == span_fit.FIT and (want == "name" or re.search(r"\d", span.text)))
+               or (want == "any" and span_fit.standing(span, want) == span_fit.NEUTRAL)]
     if not fitting:
         return None
     span = min(fitting, key=lambda s: (s.start, -len(s.text)))

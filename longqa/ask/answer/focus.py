@@ -204,5 +204,5 @@ def raise_fitting(asked: Asked, found: list[Sentence], weight: float) -> None:
     if top <= 0:
         return
     for sentence in found:
-        if any(span_fit.fits(span, want) > 0.5 for span in span_fit.candidates(sentence.text)):
+        if any(span_fit.standing(span, want) == span_fit.FIT for span in span_fit.candidates(sentence.text)):
             sentence.score += weight * top

@@ -9,7 +9,7 @@ import re
 from longqa.ask.analysis.asked import Asked
 from longqa.ask.settings import in_effect
 from longqa.text import spans
-from longqa.text.spans import TIME_UNITS, YEAR, Span, is_specific
+from longqa.text.spans import TIME_UNITS, YEAR, Span
 from longqa.text.words import STOPWORDS, words
 
 
@@ -18,27 +18,41 @@ def candidates(sentence: str) -> list[Span]:
     return spans.candidates(sentence, in_effect().answer.max_phrase_words)
 
 
-def fits(span: Span, want: str) -> float:
-    """How well a span's kind fits the answer kind the question wants: 1 fits, 0 neutral, <0 not."""
-    if want == "option":
-        return 0.0
+# Where a span's kind stands for the kind of answer the question wants (Asked.want). Which kinds
+# answer which question is a fact of language, written here; how much each standing counts is a
+# setting (answer.kind_fit), scaled by the ranker's learned kind_fit weight.
+FIT, NEAR, UNLIKELY, CLASH, NEUTRAL = "fit", "near", "unlikely", "clash", "neutral"
+STANDINGS = (FIT, NEAR, UNLIKELY, CLASH)  # the order of answer.kind_fit's values
+_FIGURES = ("quantity", "date", "time", "month")
+# want -> (kinds that fit, kinds near it: a coarser or partial answer, kinds unlikely); any other
+# kind clashes. "timed" is a quantity with a unit of time ("52 hours"), told apart for durations.
+_STANDINGS = {
+    "frequency": (("frequency",), (), ("quantity", "timed")),
+    "duration": (("timed",), ("quantity",), ()),
+    "date": (("date", "time"), ("month",), ("quantity", "timed")),  # "3 a.m." answers "when"
+    "month": (("month",), ("date",), ()),
+    "quantity": (("quantity", "timed"), (), ()),
+    "name": (("name",), (), ("phrase",)),
+}
+
+
+def standing(span: Span, want: str) -> str:
+    """FIT, NEAR, UNLIKELY or CLASH: where the span's kind stands for the answer kind wanted;
+    NEUTRAL where the question wants no kind of span (options, sentences, yes/no)."""
     if want == "any":  # "what series", "which device": a thing, rarely a bare number or a date
-        return -0.3 if span.kind in ("quantity", "date", "time", "month") else 0.0
-    if want == "frequency":
-        return 1.0 if span.kind == "frequency" else (-0.2 if span.kind == "quantity" else -0.5)
-    if want == "duration":
-        return 1.0 if span.kind == "quantity" and TIME_UNITS.search(span.text) else (
-            0.3 if span.kind == "quantity" else -0.5)
-    if want == "date":  # a time of day ("3 a.m.") answers "what time" and "when"; a month alone, barely
-        return 1.0 if span.kind in ("date", "time") else (
-            0.3 if span.kind == "month" else -0.2 if span.kind == "quantity" else -0.5)
-    if want == "month":
-        return 1.0 if span.kind == "month" else (0.5 if span.kind == "date" else -0.5)
-    if want == "quantity":
-        return (1.0 if is_specific(span) else 0.8) if span.kind == "quantity" else -0.5
-    if want == "name":
-        return 1.0 if span.kind == "name" else (-0.2 if span.kind == "phrase" else -0.5)
-    return 0.0
+        return UNLIKELY if span.kind in _FIGURES else NEUTRAL
+    if want not in _STANDINGS:
+        return NEUTRAL
+    kind = "timed" if span.kind == "quantity" and TIME_UNITS.search(span.text) else span.kind
+    fit, near, unlikely = _STANDINGS[want]
+    return FIT if kind in fit else NEAR if kind in near else UNLIKELY if kind in unlikely else CLASH
+
+
+def fits(span: Span, want: str) -> float:
+    """How well a span's kind fits the answer kind the question wants: its standing's value in
+    answer.kind_fit (fits > 0, neutral 0, unlikely and clashing < 0)."""
+    where = standing(span, want)
+    return 0.0 if where == NEUTRAL else in_effect().answer.kind_fit[STANDINGS.index(where)]
 
 
 def names_head(span: Span, head: str | None) -> bool:
