@@ -23,7 +23,7 @@ MIN_WORDS = 5  # a shorter line is a heading or a label, not a point
 
 def summarise(asked: Asked, sentences: list[Sentence]) -> tuple[str, Grounding]:
     """The summary's text ("- point [n]" lines) and its grounding (one quote per point)."""
-    pool = [s for s in in_section(sentences, asked.section) if len(s.text.split()) >= MIN_WORDS]
+    pool = _once([s for s in in_section(sentences, asked.section) if len(s.text.split()) >= MIN_WORDS])
     if not pool:
         return NO_ANSWER, Grounding(mode="none")
     bags = [set(words(s.text)) - STOPWORDS for s in pool]
@@ -50,8 +50,12 @@ def in_section(sentences: list[Sentence], number: str) -> list[Sentence]:
     when no section is named or none carries that number."""
     if not number:
         return sentences
-    opening = re.compile(rf"^(?:(?:section|chapter|clause|part|article|appendix|annex)\s+)?{re.escape(number)}"
-                         r"(?:[.):\s]|$)", re.I)
+    keyword = r"(?:section|chapter|clause|part|article|appendix|annex)\s+"
+    if number.isalpha():  # "appendix A": the letter alone opens many a title ("A Note on Safety")
+        letter = re.escape(number.upper())
+        opening = re.compile(rf"^(?:(?i:{keyword}{letter})(?:[.):\s]|$)|{letter}(?:[.):]|$))")
+    else:
+        opening = re.compile(rf"^(?:{keyword})?{re.escape(number)}(?:[.):\s]|$)", re.I)
 
     def under(sentence: Sentence) -> bool:
         titles = [part.strip() for part in (sentence.leaf.path or sentence.passage.section).split(" > ")]
@@ -59,6 +63,19 @@ def in_section(sentences: list[Sentence], number: str) -> list[Sentence]:
 
     inside = [s for s in sentences if under(s)]
     return inside or sentences
+
+
+def _once(sentences: list[Sentence]) -> list[Sentence]:
+    """The first of each sentence a document prints more than once (a repeated warning): a
+    summary quotes it once."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in sentences:
+        key = " ".join(sentence.text.split()).casefold()
+        if key not in seen:
+            seen.add(key)
+            kept.append(sentence)
+    return kept
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

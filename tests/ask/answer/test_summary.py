@@ -177,14 +177,21 @@ def test_a_section_named_in_a_real_store_is_read_from_the_stored_paths(tmp_path)
     assert len(grounding.quotes) == 3 and set(quoted(grounding)) <= set(inside)
 
 
-@pytest.mark.xfail(strict=True, reason="in_section matches the named letter at the start of any title: "
-                   "'Summarise appendix A' also takes a section titled 'A Note on Safety' (the article 'A')")
-def test_an_appendix_letter_is_not_the_article_that_opens_a_title():
+@pytest.mark.parametrize("question", ["Summarise appendix A", "summarise appendix a"])
+def test_an_appendix_letter_is_not_the_article_that_opens_a_title(question):
     leaves = [(["1 Installation"], "Mount the heater on a wall that can carry twenty kilograms."),
               (["A Note on Safety"], "Never cover the heater while it is switched on and running."),
               (["Appendix A: Wiring"], "The live wire goes to the brown terminal on the left side."),
               (["Appendix B: Spare parts"], "Order spare filters from the dealer who sold you the heater.")]
-    inside = summary.in_section(context(leaves), read("Summarise appendix A").section)
+    inside = summary.in_section(context(leaves), read(question).section)
+    assert [s.passage.n for s in inside] == [3]
+
+
+def test_a_lettered_heading_without_its_keyword_is_found_by_its_letter():
+    leaves = [(["1 Installation"], "Mount the heater on a wall that can carry twenty kilograms."),
+              (["A. Wiring"], "The live wire goes to the brown terminal on the left side."),
+              (["B. Spare parts"], "Order spare filters from the dealer who sold you the heater.")]
+    inside = summary.in_section(context(leaves), read("Summarise appendix B").section)
     assert [s.passage.n for s in inside] == [3]
 
 
@@ -222,9 +229,6 @@ def test_near_duplicates_are_not_both_points_and_the_diversity_setting_decides_i
     assert len({WARNING, NEAR_WARNING} & set(quoted(spread))) <= 1
 
 
-@pytest.mark.xfail(strict=True, reason="a sentence printed twice (a repeated safety warning) is quoted twice in "
-                   "a three-point summary at the default summary_diversity (0.3): its twin raises its "
-                   "centrality, and an overlap of 1.0 costs less than the value the twin shares")
 def test_a_repeated_sentence_is_not_quoted_twice_at_the_default_diversity():
     _, grounding = summarise("Summarise the water treatment", treatment_manual(WARNING))
     assert quoted(grounding).count(WARNING) == 1
