@@ -210,7 +210,11 @@ def main() -> None:
     for c in present:
         print(f"  type {c}: {sum(type_hits[c])}/{len(type_hits[c])}")
     if args.out is not None:
-        write_table(args.out, generator.name, rows, used, args)
+        from longqa.models.profiles import profile_of
+
+        profile = profile_of(generator)  # skill.py looks a profile's table up by its name
+        write_table(args.out, profile.name if profile else model_family(generator.name), rows, used, args,
+                    measured_with=generator.name)
     for label, moves in answer_moves.items():
         if moves:
             counts = {kind: moves.count(kind) for kind in sorted(set(moves))}
@@ -228,15 +232,15 @@ def model_family(name: str) -> str:
     return re.sub(r"[-._](?:i?q\d\w*|f16|f32|bf16)$", "", name, flags=re.I)
 
 
-def write_table(path: Path, model: str, rows: list, used: int, args) -> None:
-    """This model's measured decisions into the JSON table at `path`, keeping other models' rows
+def write_table(path: Path, model: str, rows: list, used: int, args, measured_with: str) -> None:
+    """This model's (a profile's name, or a file's model family) measured decisions into the JSON table at `path`, keeping other models' rows
     and, for this model, the decisions not measured in this run."""
     import datetime
     import subprocess
 
     table = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"models": {}}
-    entry = table["models"].setdefault(model_family(model), {"decisions": {}})
-    entry["measured_with"] = model
+    entry = table["models"].setdefault(model, {"decisions": {}})
+    entry["measured_with"] = measured_with
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip()
     run = {"command": "python bench/decisions.py " + " ".join(sys.argv[1:]), "commit": commit,
