@@ -34,7 +34,7 @@ from longqa.retrieve.terms import STOPWORDS, content_terms, words
 from longqa.store.db import database_name
 from longqa.store.documents import document_labels, documents_version, top_headings
 
-_NAME_CACHE: dict[tuple, dict[int, "Identity"]] = {}  # by store and documents_version
+_NAME_CACHE: dict[tuple[str, int, int], dict[int, "Identity"]] = {}
 _WEIGHT_CACHE: dict[str, object] = {}  # the last scope's name-word weights, by its key
 
 

@@ -24,7 +24,7 @@ import sqlite_utils
 from longqa.config import make_private_dir
 from longqa.errors import StoreError
 from longqa.names import shown
-from longqa.store.migrations import MIGRATIONS, READERS_DO_WITHOUT
+from longqa.store.migrations import MIGRATIONS
 
 STORE_MODE = 0o600
 SIDE_FILES = ("-wal", "-shm")  # SQLite's write-ahead log and its shared-memory index
@@ -191,7 +191,7 @@ def _check_is_store(conn: sqlite3.Connection, path: Path, allow_new: bool) -> No
         )
     if not allow_new:
         done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
-        pending = [name for name, _ in MIGRATIONS if name not in done and name not in READERS_DO_WITHOUT]
+        pending = [name for name, _ in MIGRATIONS if name not in done]
         if pending:
             raise StoreError(
                 f"{shown(path)}: the store needs upgrading ({', '.join(pending)}); "

@@ -11,7 +11,7 @@ import sqlite_utils
 from longqa.errors import AmbiguousError, NotFoundError
 from longqa.names import as_text, shown, stored_path
 from longqa.store.db import now, transaction
-from longqa.store.nodes import CHUNK, FIELDS, store_count
+from longqa.store.nodes import CHUNK, FIELDS
 from longqa.tree_types import Node, walk
 
 
@@ -66,12 +66,10 @@ def document_ids(db: sqlite_utils.Database) -> set[int]:
     return {row[0] for row in db.execute("SELECT id FROM documents")}
 
 
-def documents_version(db: sqlite_utils.Database) -> tuple[int, int, int | None]:
-    """(count, highest id, changes): changes whenever a document is added, stored again or
-    removed. The change count (migration m005) is None in a store opened read-only that lacks it;
-    count and highest id then miss a document stored again under the same id."""
+def documents_version(db: sqlite_utils.Database) -> tuple[int, int]:
+    """(count, highest id): changes whenever a document is added or removed."""
     row = db.execute("SELECT count(*), coalesce(max(id), 0) FROM documents").fetchone()
-    return row[0], row[1], store_count(db, "documents_changed")
+    return row[0], row[1]
 
 
 def get_document(db: sqlite_utils.Database, doc_id: int) -> dict:

@@ -139,45 +139,6 @@ M004_GRAPH_LEAVES = """
         );
 """
 
-# Counts kept by triggers in the transaction of each change, so that no question has to count:
-# `leaves` is how many nodes are leaves (counting a million index entries took ~40 ms of each
-# fresh `ask`); `documents_changed` goes up with every document added, stored again or removed
-# (a key for what is derived from documents' titles and paths: a document stored again keeps its
-# id, so count and highest id do not change with its title).
-M005_STORE_COUNTS = """
-        CREATE TABLE store_counts (
-            id INTEGER PRIMARY KEY CHECK (id = 1),
-            leaves INTEGER NOT NULL,
-            documents_changed INTEGER NOT NULL
-        );
-        INSERT INTO store_counts (id, leaves, documents_changed)
-        VALUES (1, (SELECT count(*) FROM nodes WHERE kind = 'paragraph'), 0);
-        CREATE TRIGGER nodes_leaves_ai AFTER INSERT ON nodes WHEN new.kind = 'paragraph' BEGIN
-            UPDATE store_counts SET leaves = leaves + 1 WHERE id = 1;
-        END;
-        CREATE TRIGGER nodes_leaves_ad AFTER DELETE ON nodes WHEN old.kind = 'paragraph' BEGIN
-            UPDATE store_counts SET leaves = leaves - 1 WHERE id = 1;
-        END;
-        CREATE TRIGGER nodes_leaves_au AFTER UPDATE OF kind ON nodes
-        WHEN (old.kind = 'paragraph') != (new.kind = 'paragraph') BEGIN
-            UPDATE store_counts SET leaves = leaves + (new.kind = 'paragraph') - (old.kind = 'paragraph') WHERE id = 1;
-        END;
-        CREATE TRIGGER documents_changed_ai AFTER INSERT ON documents BEGIN
-            UPDATE store_counts SET documents_changed = documents_changed + 1 WHERE id = 1;
-        END;
-        CREATE TRIGGER documents_changed_ad AFTER DELETE ON documents BEGIN
-            UPDATE store_counts SET documents_changed = documents_changed + 1 WHERE id = 1;
-        END;
-        CREATE TRIGGER documents_changed_au AFTER UPDATE ON documents BEGIN
-            UPDATE store_counts SET documents_changed = documents_changed + 1 WHERE id = 1;
-        END;
-"""
-
 # (name, SQL script). Each runs in one transaction together with its record in _migrations.
 MIGRATIONS = [("m001_initial", M001_INITIAL), ("m002_vector_state", M002_VECTOR_STATE),
-              ("m003_graph", M003_GRAPH), ("m004_graph_leaves", M004_GRAPH_LEAVES),
-              ("m005_store_counts", M005_STORE_COUNTS)]
-# Migrations a read-only open can do without: their readers fall back to what the store had
-# before (store_counts: counting). `ask` on a store the user has not written since upgrading
-# still answers rather than asking for a write first.
-READERS_DO_WITHOUT = frozenset({"m005_store_counts"})
+              ("m003_graph", M003_GRAPH), ("m004_graph_leaves", M004_GRAPH_LEAVES)]

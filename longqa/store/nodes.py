@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -82,27 +81,13 @@ def ancestors(db: sqlite_utils.Database, node: Node) -> list[Node]:
 
 
 def leaf_count(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> int:
-    """Leaves in the store (the count triggers keep, migration m005), or in `doc_ids` (an index
-    count: nodes_kind, migration m002)."""
+    """Leaves in the store, or in `doc_ids` (an index count: nodes_kind, migration m002)."""
     if not doc_ids:
-        kept = store_count(db, "leaves")
-        if kept is not None:
-            return kept
         return db.execute("SELECT count(*) FROM nodes WHERE kind = 'paragraph'").fetchone()[0]
     marks = ",".join("?" * len(doc_ids))
     return db.execute(
         f"SELECT count(*) FROM nodes WHERE kind = 'paragraph' AND doc_id IN ({marks})", list(doc_ids)
     ).fetchone()[0]
-
-
-def store_count(db: sqlite_utils.Database, column: str) -> int | None:
-    """A count the store keeps (store_counts, migration m005), or None in a store opened
-    read-only that has not been migrated to keep it."""
-    try:
-        row = db.execute(f"SELECT {column} FROM store_counts WHERE id = 1").fetchone()
-    except sqlite3.OperationalError:  # no such table
-        return None
-    return None if row is None else int(row[0])
 
 
 def leaf_texts(db: sqlite_utils.Database, doc_id: int) -> list[LeafText]:

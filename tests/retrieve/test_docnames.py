@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from longqa.ingest import Ingestor
-from longqa.retrieve.docnames import document_identities, identity, name_scores
-from longqa.store import open_db
+from longqa.retrieve.docnames import identity
 
 PATHS = [
     "/docs/sed-faq.txt",
@@ -42,21 +40,3 @@ def test_names_hold_only_their_own_documents_words():
     assert second.names == (frozenset({"annual", "report", "beta"}), frozenset({"beta"}),
                             frozenset({"annual", "report"}))
 
-
-
-def test_a_document_stored_again_with_another_title_is_named_by_the_new_one(tmp_path, db_path):
-    """In one process (a server, an evaluation): the names follow a document re-ingested under
-    its old id."""
-    db = open_db(db_path)
-    for name, title in (("site_1.md", "Kestrel Valley handbook"), ("site_2.md", "Heron Lake handbook")):
-        (tmp_path / name).write_text(f"# {title}\n\nThe works lift raw water from the lake.\n")
-        Ingestor(db=db).ingest(tmp_path / name)
-    first = db.execute("SELECT id FROM documents WHERE path LIKE '%site_1.md'").fetchone()[0]
-    assert "kestrel" in document_identities(db)[first].words
-    (tmp_path / "site_1.md").write_text("# Osprey Ridge handbook\n\nThe works lift raw water from the lake.\n")
-    Ingestor(db=db).ingest(tmp_path / "site_1.md")
-    assert db.execute("SELECT id FROM documents WHERE path LIKE '%site_1.md'").fetchone()[0] == first
-    words = document_identities(db)[first].words
-    assert "osprey" in words and "kestrel" not in words
-    scores = name_scores(db, "What does the Osprey Ridge handbook say about raw water?")
-    assert scores[first] == 1.0 and max(s for d, s in scores.items() if d != first) < 0.5

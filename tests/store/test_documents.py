@@ -34,10 +34,9 @@ def counts(db):
 def test_store_is_wal_and_migrated_once(db_path):
     db = open_db(db_path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert [r[0] for r in db.execute("SELECT name FROM _migrations")] == [
-        "m001_initial", "m002_vector_state", "m003_graph", "m004_graph_leaves", "m005_store_counts"]
+    assert [r[0] for r in db.execute("SELECT name FROM _migrations")] == ["m001_initial", "m002_vector_state", "m003_graph", "m004_graph_leaves"]
     open_db(db_path)  # reopening applies nothing twice
-    assert db.execute("SELECT count(*) FROM _migrations").fetchone()[0] == 5
+    assert db.execute("SELECT count(*) FROM _migrations").fetchone()[0] == 4
 
 
 class _ConnectionPlugin:
