@@ -8,8 +8,6 @@ search cannot be used with this embedder.
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 import sqlite_utils
 
@@ -33,23 +31,8 @@ def search_scopes(
 ) -> list[list[Hit]]:
     """Top `k` per scope (None = every document): exact from one pass over the matrix up to
     `settings.dense_exact_max` vectors, through the candidate cut above it."""
-    return searcher(db, query_vector, model, k, scopes, settings)()
-
-
-def searcher(
-    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int, scopes: list[list[int] | None],
-    settings: RetrievalSettings = RETRIEVAL,
-) -> Callable[[], list[list[Hit]]]:
-    """search_scopes in two steps: the store is read now, on the calling thread (a connection
-    belongs to the thread that made it); the call returned only computes over the vectors, so it
-    may run on another thread."""
-    vectors, cut = load_vectors(db, model), settings.dense_cut()
-
-    def search() -> list[list[Hit]]:
-        found = vectors.search_scopes(query_vector, k, scopes, cut)
-        return [[Hit(hit.node_id, hit.score) for hit in hits] for hits in found]
-
-    return search
+    found = load_vectors(db, model).search_scopes(query_vector, k, scopes, settings.dense_cut())
+    return [[Hit(hit.node_id, hit.score) for hit in hits] for hits in found]
 
 
 def unavailable_reason(db: sqlite_utils.Database, model: str) -> str | None:

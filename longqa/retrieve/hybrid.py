@@ -12,10 +12,8 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import sqlite_utils
@@ -95,30 +93,23 @@ class HybridRetriever:
         named_ids = [d for d, s in named.items() if s >= self.settings.named_doc_min]
         narrow = named_ids if named_ids and len(named_ids) < _doc_count(self.db, doc_ids) else None
 
-        named_at = time.perf_counter()
-
-        dense_run = None
-        if self.uses_dense:
-            tick = time.perf_counter()
-            vector = self.embed(query) if query_vector is None else query_vector
-            seconds["embed"] = time.perf_counter() - tick
-            scopes = [doc_ids, narrow] if narrow else [doc_ids]
-            search = dense.searcher(self.db, vector, self.embedder.name, self.k, scopes, self.settings)
-            dense_run = _Timed(search, background=self.mode != "dense")
-
         bm25_hits: list[Hit] = []
-        tick = time.perf_counter()
         if self.mode != "dense":
             bm25_hits = bm25.search(self.db, query, self.k, doc_ids)
             if narrow:
                 bm25_hits = _union(bm25_hits, bm25.search(self.db, query, self.k, narrow))
-        seconds["bm25"] = named_at - started + time.perf_counter() - tick  # with the name signal, as before
+        seconds["bm25"] = time.perf_counter() - started
 
         dense_hits: list[Hit] = []
-        if dense_run is not None:
-            found = dense_run.result()
+        if self.uses_dense:
+            tick = time.perf_counter()
+            vector = self.embed(query) if query_vector is None else query_vector
+            seconds["embed"] = time.perf_counter() - tick
+            tick = time.perf_counter()
+            scopes = [doc_ids, narrow] if narrow else [doc_ids]
+            found = dense.search_scopes(self.db, vector, self.embedder.name, self.k, scopes, self.settings)
             dense_hits = _union(found[0], found[1]) if narrow else found[0]
-            seconds["dense"] = dense_run.seconds
+            seconds["dense"] = time.perf_counter() - tick
 
         doc_of = documents_of(self.db, list(dict.fromkeys(h.node_id for h in [*bm25_hits, *dense_hits])))
         candidates = fuse(bm25_hits, dense_hits, pattern, named, doc_of, name_boost=self.settings.name_boost,
@@ -131,35 +122,6 @@ class HybridRetriever:
         keeps only `partly_named` of its match."""
         low, share = self.settings.named_doc_min, self.settings.partly_named
         return {d: m if m >= low else m * share for d, m in matches.items() if m >= low or m * share > 0}
-
-
-class _Timed:
-    """A call and how long it took, run at once or on a thread of its own. In hybrid mode the
-    dense search runs beside BM25: numpy over the mapped vectors and SQLite's FTS5 both let go of
-    the GIL, so on two cores the dense time (60-100 ms at a million leaves) leaves the wall time."""
-
-    def __init__(self, call: Callable[[], object], background: bool):
-        self._call, self._value, self._error, self.seconds = call, None, None, 0.0
-        self._thread = threading.Thread(target=self._run, daemon=True) if background else None
-        if self._thread is not None:
-            self._thread.start()
-        else:
-            self._run()
-
-    def _run(self) -> None:
-        tick = time.perf_counter()
-        try:
-            self._value = self._call()
-        except BaseException as exc:  # raised again on the caller's thread, by result()
-            self._error = exc
-        self.seconds = time.perf_counter() - tick
-
-    def result(self):
-        if self._thread is not None:
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
 
 
 def _union(first: list[Hit], second: list[Hit]) -> list[Hit]:

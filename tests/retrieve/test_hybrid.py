@@ -1,6 +1,5 @@
 """Retrieval: safe FTS5 queries from any user text, BM25/dense over leaves, fusion math, doc names."""
 
-import numpy as np
 import pytest
 
 from longqa.retrieve import bm25, dense
@@ -203,16 +202,6 @@ def test_hybrid_modes(handbook_db):
         assert (result.bm25_hits == []) == (mode == "dense")
         best = result.candidates[0].score
         assert all(c.score >= 0.1 * best for c in result.candidates)
-
-
-def test_the_dense_search_beside_bm25_finds_what_it_finds_alone_and_its_errors_reach_the_caller(handbook_db):
-    question = "How quickly do the emergency diesel generators start?"
-    embedder = FakeEmbedder()
-    result = HybridRetriever(handbook_db, embedder).retrieve(question)
-    alone = dense.search(handbook_db, embedder.embed([question])[0], embedder.name, 20)
-    assert result.dense_hits and result.dense_hits == alone
-    with pytest.raises(ValueError, match="query has dim 7"):
-        HybridRetriever(handbook_db, embedder).retrieve(question, query_vector=np.ones(7, np.float32))
 
 
 def test_store_without_vectors_falls_back_to_bm25(tmp_path, db_path):
