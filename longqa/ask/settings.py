@@ -544,7 +544,33 @@ def document() -> str:
             "section (`[answer]`, `quote_sentences = 5`). `longqa ask --explain` prints the values in effect. A\n"
             "value outside what the setting takes (the `takes` column) is a usage error, exit 2, as is a file\n"
             "that cannot be read as settings. This file is generated:\n"
-            "`python -m longqa.ask.settings > docs/settings.md`.\n\n" + AskSettings().table() + "\n")
+            "`python -m longqa.ask.settings > docs/settings.md`.\n\n" + AskSettings().table() + "\n"
+            + learned_features() + "\n")
+
+
+def learned_features() -> str:
+    """docs/settings.md's second table: the answer ranker's features (what each reads of a candidate
+    span, the rules among them included) with the weights fitted for them, so a reading counts only
+    as far as its learned weight says."""
+    import json
+
+    from longqa.ask.answer.features import FEATURES
+    from longqa.ask.answer.ranker import WEIGHTS_FILE
+
+    table = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+    made = table["provenance"]
+    lines = ["## Learned features of the answer ranker", "",
+             "Every reading of a candidate span the answer ranker weighs (`longqa/ask/answer/features.py`), with",
+             "the weights fitted for it on standardised values (`longqa/ask/answer/ranker.json`: "
+             f"`{made['command']}`, commit {made['commit']}, {made['questions']} tune-half questions,",
+             f"label: {made['label']}). The first stage (prior) shortlists, the final stage picks; a",
+             "reading whose weights are near 0 does not steer. Not settings: refit with `bench/answer_ranker.py`.", "",
+             "| feature | what it reads | prior weight | final weight |", "|---|---|---|---|"]
+    for name, (_, what) in FEATURES.items():
+        weights = [table[stage]["weights"].get(name) for stage in ("prior", "final")]
+        shown = ["–" if w is None else f"{w:+.3f}" for w in weights]
+        lines.append(f"| `{name}` | {what} | {shown[0]} | {shown[1]} |")
+    return "\n".join(lines) + "\n"
 
 
 DEFAULTS = AskSettings()
