@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -66,10 +67,12 @@ def document_ids(db: sqlite_utils.Database) -> set[int]:
     return {row[0] for row in db.execute("SELECT id FROM documents")}
 
 
-def documents_version(db: sqlite_utils.Database) -> tuple[int, int]:
-    """(count, highest id): changes whenever a document is added or removed."""
-    row = db.execute("SELECT count(*), coalesce(max(id), 0) FROM documents").fetchone()
-    return row[0], row[1]
+def documents_version(db: sqlite_utils.Database) -> tuple[int, int, str]:
+    """(count, highest id, digest of the documents' content hashes): changes whenever a document is
+    added, removed or stored again with other content (which keeps its id, maybe not its title)."""
+    row = db.execute("SELECT count(*), coalesce(max(id), 0), coalesce(group_concat(sha256, ''), '') "
+                     "FROM (SELECT id, sha256 FROM documents ORDER BY id)").fetchone()
+    return row[0], row[1], hashlib.blake2b(row[2].encode(), digest_size=8).hexdigest()
 
 
 def get_document(db: sqlite_utils.Database, doc_id: int) -> dict:

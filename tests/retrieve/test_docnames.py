@@ -40,3 +40,18 @@ def test_names_hold_only_their_own_documents_words():
     assert second.names == (frozenset({"annual", "report", "beta"}), frozenset({"beta"}),
                             frozenset({"annual", "report"}))
 
+
+
+def test_a_document_stored_again_with_a_new_title_is_named_by_it(tmp_path, db_path):
+    """Storing a changed file again keeps its id: the names a process remembers must follow it."""
+    from longqa.retrieve.docnames import document_identities
+    from tests.ask_support import build_store
+
+    db = build_store(db_path, {"plant.md": "# Boiler Manual\n\nOpen the feed valve before lighting the burner.\n"},
+                     tmp_path)
+    (doc_id, before), = document_identities(db).items()
+    assert "boiler" in before.words
+    build_store(db_path, {"plant.md": "# Chiller Manual\n\nOpen the feed valve before starting the pump.\n"},
+                tmp_path)
+    after = document_identities(db)[doc_id]
+    assert "chiller" in after.words and "boiler" not in after.words
