@@ -17,7 +17,7 @@ from longqa.text.words import STOPWORDS, content_terms, words
 
 
 # What a question asks for, from its wording.
-# A passage to quote: "Highlight the parts of this contract ...", and requests for a procedure or
+# A passage to quote: "Quote the clauses of the lease that ...", and requests for a procedure or
 # an explanation ("What do I do if ...", "Could you explain ..."), whose answer is a sentence of
 # the documents, not a span of one. It decides before anything else the question asks.
 _SENTENCE = re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract)\b[^?]*\b(?:parts?|clauses?|sentences?|"
@@ -25,9 +25,9 @@ _SENTENCE = re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract)\b[^?]*\b
                        r"\b(?:what (?:do|should|can|must) (?:i|we)|how (?:do|can|should|would) (?:i|we)|"
                        r"(?:could|can|would) you (?:please )?(?:explain|tell me|describe)|"
                        r"what (?:is|are) the (?:steps|requirements|process|procedure))\b|"
-                       # A user speaking for themselves ("I want to know what kind of forbearance is
-                       # available to me", "Can I drive in the meantime?") or a role to play ("act
-                       # as a member of the call and answer") wants the sentence that tells them.
+                       # A user speaking for themselves ("I want to know which filter fits
+                       # my boiler", "Can I run it while the pump is out?") or a role to play ("act
+                       # as the site's safety officer and answer") wants the sentence that tells them.
                        r"(?-i:(?:^|[\s,.!?])(?:I['’]m|I['’]ve|My|my|me)(?=[\s,.!?]|$))|"
                        r"\b(?:can|do|should|am|could|may|would|will|did|must|have) (?-i:I)\b|"
                        r"(?-i:\bI) (?:am|was|want|wanted|need|have|had|can|could|should|would|will|do|did|"
@@ -84,8 +84,8 @@ def lettered_options(question: str) -> dict[str, str]:
     return {m.group(1): question[m.end():end].strip() for m, end in zip(run, ends)}
 
 
-# A role or task set before the question itself ("You are asked to act as a member of the call
-# and answer the question: What drove revenue?"): the words that say what is asked come after it.
+# A role or task set before the question itself ("You are the plant's shift engineer; answer this
+# question: How often is the filter changed?"): the words that say what is asked come after it.
 _PREAMBLE = re.compile(r"^.{0,300}?\b(?:answer|following) (?:the|this) question\s*:\s*(?=\S)", re.I | re.S)
 
 

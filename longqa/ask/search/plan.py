@@ -11,7 +11,7 @@
    giving each sub-question its own lane; precise mode retries with whole sections.
 4. Spread: when the search ended without sufficient evidence, each of the question's best
    candidate documents gives its best leaf right after the search's best pick (`spread_docs`),
-   so a question that fits several documents ("this contract" asked of a shelf of contracts)
+   so a question that fits several documents ("the warranty" asked of a shelf of product manuals)
    sees each of them, not only the first one's other clauses.
 5. What budget is left is filled with the best-scoring nodes (LongRefiner's greedy selection,
    refine.select), so relevant material is never left out for lack of a step. Leaves found by
@@ -193,7 +193,7 @@ class Planner:
     def _spread(self, roots: list[Node], scored: dict, picks: list[Node]) -> list[Node]:
         """The best leaf of each of the question's `spread_docs` best candidate documents without a
         node in `picks`, best document first. Asked when the search ended without judging its
-        evidence sufficient: a question that names no document ("this contract", "the paper") and
+        evidence sufficient: a question that names no document ("the warranty", "the paper") and
         fits several gets a look into each of them before the budget goes to more of the one that
         scored best."""
         count = self.settings.spread_docs

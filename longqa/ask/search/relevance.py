@@ -46,7 +46,7 @@ META_WORDS = frozenset(
     # verbs that only frame a question ("What happens if ...", "What does NTU mean?")
     "happen happens happened say says said tell tells told get gets got mean means meant".split()
 )
-# A request to quote ("Highlight the parts (if any) of this contract related to X"): only X is the
+# A request to quote ("Quote the clauses of the lease related to X"): only X is the
 # topic; the words of the request are in no document and say nothing about relevance.
 _REQUEST = re.compile(r"^\s*(?:highlight|quote|cite|find|show|extract|list)\b[^?]{0,80}?\b"
                       r"(?:related to|relating to|relevant to|regarding|concerning|about|on)\s+", re.I)
