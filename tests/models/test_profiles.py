@@ -119,9 +119,7 @@ def test_an_unmeasured_model_steers_no_decision():
     assert skill.weight(unknown, "scope") == 0.0 and skill.unmeasured_note(unknown)
     chooser = type("Chooser", (), {"name": "gemma-3-270m-q4_k_m"})()
     assert skill.weight(chooser, "scope") > 0  # gemma's measured scope decision
-    # The 0.5B reader's table (looked up by its profile's name): its scope steers, its outline
-    # choice (measured at chance) does not
-    assert skill.weight(FakeReader(), "scope") > 0 and skill.weight(FakeReader(), "outline") == 0.0
+    assert skill.weight(FakeReader(), "sufficiency") == 0.0  # no table for the 0.5B reader's profile
 
 
 def test_models_lists_every_profile_with_how_to_install_it(tmp_path):
