@@ -39,7 +39,10 @@ HEADLINES = [
 # What each committed report measures (eval/README.md's index); a report missing here is listed
 # with its file name only, and the check fails so that it gets a line.
 MEASURES = {
-    "dev-report150-corpus-answers-qwen2.5-coder-1.5b.json": "answers by the qwen2.5-coder-1.5b reader profile (report half) reading 400 tokens of focused sentences, the default profile's stores",
+    "dev-report150-corpus-answers-qwen2.5-coder-1.5b.json": "answers by the qwen2.5-coder-1.5b reader profile (report half) reading 700 tokens of focused sentences, the default profile's stores",
+    "dev-report150-corpus-answers-qwen2.5-coder-1.5b-w400.json": "the same reader reading 400 tokens, the window before",
+    "dev-report150-corpus-answers-qwen2.5-coder-1.5b-w700.json": "the same reader reading 700 tokens, set for this run (`--set`), the measurement that made it the default",
+    "dev-tune150-corpus-answers-qwen2.5-coder-1.5b-w700.json": "the default reader on the tune half reading 700 tokens, set for this run (`--set`)",
     "dev-report150-corpus-answers-qwen2.5-coder-1.5b-w260.json": "the same reader reading 260 tokens, the window before (confidence its own probability)",
     "dev-tune150-corpus-answers-qwen2.5-coder-1.5b-asks-first.json": "the default reader on the tune half asked the question before the passages as well as after them (not shipped: it did not hold on the report half)",
     "dev-report150-corpus-answers-qwen2.5-coder-1.5b-asks-first.json": "the default reader on the report half asked the question before the passages as well (not shipped: F1 below the passages-first reader's)",
