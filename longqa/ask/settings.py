@@ -552,13 +552,11 @@ def learned_features() -> str:
     """docs/settings.md's second table: the answer ranker's features (what each reads of a candidate
     span, the rules among them included) with the weights fitted for them, so a reading counts only
     as far as its learned weight says."""
-    import json
-
+    from longqa.ask.answer import ranker
     from longqa.ask.answer.features import FEATURES
-    from longqa.ask.answer.ranker import WEIGHTS_FILE
 
-    table = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
-    made = table["provenance"]
+    fitted = ranker.load()
+    made = fitted.provenance
     lines = ["## Learned features of the answer ranker", "",
              "Every reading of a candidate span the answer ranker weighs (`longqa/ask/answer/features.py`), with",
              "the weights fitted for it on standardised values (`longqa/ask/answer/ranker.json`: "
@@ -567,7 +565,7 @@ def learned_features() -> str:
              "reading whose weights are near 0 does not steer. Not settings: refit with `bench/answer_ranker.py`.", "",
              "| feature | what it reads | prior weight | final weight |", "|---|---|---|---|"]
     for name, (_, what) in FEATURES.items():
-        weights = [table[stage]["weights"].get(name) for stage in ("prior", "final")]
+        weights = [fitted.prior.weights.get(name), fitted.final.weights.get(name)]
         shown = ["–" if w is None else f"{w:+.3f}" for w in weights]
         lines.append(f"| `{name}` | {what} | {shown[0]} | {shown[1]} |")
     return "\n".join(lines) + "\n"

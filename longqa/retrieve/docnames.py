@@ -89,10 +89,9 @@ def identity(title: str, path: str, headings: list[str] = ()) -> Identity:
     """A document's names: title and file name together, the file name alone, each program of a
     NAME line (else the title), and, where the title is only the file name, the first top-level
     heading that is not a generic section name (a plain text's "THE SED FAQ")."""
-    raw = _raw_stem(path)
-    stem = raw.replace("_", " ")
+    stem = _raw_stem(path).replace("_", " ")
     names = _names([f"{title} {stem}", stem, *(named_programs(title) or [title])])
-    opening = [h for h in headings if not generic_heading(h)][:1] if title.strip() == raw else []
+    opening = [h for h in headings if not generic_heading(h)][:1] if _untitled(title, path) else []
     heads = tuple(h for h in _names(opening) if h not in names)
     return Identity(names, frozenset().union(*names), heads)
 
