@@ -233,8 +233,9 @@ def model_family(name: str) -> str:
 
 
 def write_table(path: Path, model: str, rows: list, used: int, args, measured_with: str) -> None:
-    """This model's (a profile's name, or a file's model family) measured decisions into the JSON table at `path`, keeping other models' rows
-    and, for this model, the decisions not measured in this run."""
+    """The measured decisions of `model` (a profile's name, or a file's model family) into the JSON
+    table at `path`, keeping other models' rows and, for this model, the decisions not measured in
+    this run."""
     import datetime
     import subprocess
 
