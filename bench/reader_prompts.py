@@ -11,7 +11,7 @@
     python bench/reader_prompts.py capture ../shared/evaldata/dev.jsonl --half tune --limit 150 \\
         -m qwen2.5-coder-1.5b --work-dir W --out W/reader-inputs.jsonl
     python bench/reader_prompts.py replay W/reader-inputs.jsonl ../shared/evaldata/dev.jsonl \\
-        -m qwen2.5-coder-1.5b --variants shipped,question-first
+        -m qwen2.5-coder-1.5b --variants shipped,question-last
 
 The variants live here while they are tried; the one that wins on the tune half (and holds on the
 report half) moves into longqa/ask/prompts.py.
@@ -26,6 +26,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from types import SimpleNamespace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -83,7 +84,7 @@ def capture(args) -> None:
 @dataclass
 class Variant:
     system: str
-    question_first: bool = False
+    question_last: bool = False  # the question after the passages only (the layout before the shipped one)
     read_sentences: bool = False  # the reader answers "what/how ..." questions the stage answers with a sentence
     best_last: bool = False  # the passage holding the best sentence comes last, next to the question
 
@@ -124,7 +125,7 @@ EXAMPLES_SYSTEM = (
 
 VARIANTS = {
     "shipped": Variant(prompts.READER_SYSTEM),
-    "question-first": Variant(prompts.READER_SYSTEM, question_first=True),
+    "question-last": Variant(prompts.READER_SYSTEM, question_last=True),
     "examples": Variant(EXAMPLES_SYSTEM),
     "best-last": Variant(prompts.READER_SYSTEM, best_last=True),
     "read-sentences": Variant(prompts.READER_SYSTEM, read_sentences=True),
@@ -153,8 +154,8 @@ def best_last(record: dict) -> str:
 def user_message(variant: Variant, record: dict) -> str:
     passages = best_last(record) if variant.best_last else record["passages"]
     body = prompts.reader_message(record["question"], passages, record.get("options"))
-    if variant.question_first:  # the question before the passages as well as after them
-        body = f"Question: {prompts.one_line(record['question'])}\n\n{body}"
+    if variant.question_last:  # drop the question the shipped message puts before the passages
+        body = body[body.index("Passages:"):]
     return body
 
 
@@ -169,45 +170,35 @@ class _Sentence:
 
 
 def replayed_answer(generator, variant: Variant, record: dict) -> dict:
-    """The answer the stage would show for this variant's reply, how it was reached, and for a
-    proven reply the confidence signals the stage would read (with the reader's probability of
-    having said "unknown" instead, a signal tried here)."""
+    """The answer the stage would show for this variant's reply (reader.settle decides, as in the
+    stage; the span ranker's recorded pick stands in for its choice), how it was reached, and for
+    a proven reply the confidence signals the stage would read."""
     if record["mode"] == "computed" or (record["want"] == "sentence" and not variant.read_sentences):
         return {"answer": record["answer"], "mode": record["mode"]}
     prompt = generator.chat_prompt([Message("system", variant.system), Message("user", user_message(variant, record))])
-    yesno = record["want"] == "yesno"
-    if prompt in _REPLIED:  # another variant sent the very same prompt: the same reply
-        return _REPLIED[prompt]
-    _REPLIED[prompt] = _proven(generator, prompt, record, yesno)
+    if prompt not in _REPLIED:  # another variant may have sent the very same prompt: the same reply
+        _REPLIED[prompt] = _proven(generator, prompt, record)
     return _REPLIED[prompt]
 
 
 _REPLIED: dict[str, dict] = {}
 
 
-def _proven(generator, prompt: str, record: dict, yesno: bool) -> dict:
-    raw = "".join(generator.stream(prompt, max_tokens=24, stop=["\n"], temperature=0.0))
-    reply = reader.parse(raw, yesno=yesno)
-    probability = reader.own_probability(generator, prompt, raw) if raw.strip() else 0.0
-    out = {"raw": raw, "probability": probability}
-    if reply.verdict is not None:
-        return {**out, "answer": reply.verdict, "mode": "verdict",
-                "unknown": reader.own_probability(generator, prompt, prompts.READER_UNKNOWN)}
-    if reply.unknown:
-        answer = NO_ANSWER if probability >= 0.5 else record["ranker_pick"]
-        return {**out, "answer": answer, "mode": "unknown" if probability >= 0.5 else "unknown-unsure"}
+def _proven(generator, prompt: str, record: dict) -> dict:
+    reply = reader.read(generator, prompt, SimpleNamespace(want=record["want"]))
     focused = [_Sentence(row) for row in record["focused"]]
     context = [_Sentence(row) for row in record["context"]]
-    proven = reader.prove(reply, focused, context) if reply.said else None
-    if proven is None:
-        return {**out, "answer": record["ranker_pick"], "mode": "fallback"}
-    sentence, start, end = proven
-    start, end = reader.whole_figure(sentence.text, start, end)
-    shown = sentence.text[start:end]
-    return {**out, "answer": shown, "mode": "read", "named": sentence.passage.n == reply.cited,
-            "in_focus": any(s is sentence for s in focused),
-            "ranker_agrees": reader_confidence.same_answer(shown, _bare(record["ranker_pick"])),
-            "unknown": reader.own_probability(generator, prompt, prompts.READER_UNKNOWN)}
+    settled = reader.settle(reply, focused, context)
+    out = {"raw": reply.raw, "probability": reply.probability, "mode": settled.how}
+    if settled.how == "verdict":
+        return {**out, "answer": reply.verdict}
+    if settled.how == "unknown":
+        return {**out, "answer": NO_ANSWER}
+    if settled.how != "read":
+        return {**out, "answer": record["ranker_pick"]}
+    return {**out, "answer": settled.shown, "named": settled.sentence.passage.n == reply.cited,
+            "in_focus": any(s is settled.sentence for s in focused),
+            "ranker_agrees": reader_confidence.same_answer(settled.shown, _bare(record["ranker_pick"]))}
 
 
 def _bare(answer: str) -> str:

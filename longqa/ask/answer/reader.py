@@ -166,31 +166,57 @@ def own_probability(generator, prompt: str, said: str) -> float:
     return math.exp(min(0.0, logprob))
 
 
+@dataclass
+class Settled:
+    """What a reply comes to before the span ranker is asked anything."""
+
+    how: str  # verdict | unknown (sure of it) | unknown-unsure | read (proven) | unproven
+    sentence: Sentence | None = None  # for "read": where the answer stands ...
+    start: int = 0  # ... and its slice of that sentence, a figure widened to its unit
+    end: int = 0
+
+    @property
+    def shown(self) -> str:
+        return self.sentence.text[self.start:self.end] if self.sentence is not None else ""
+
+
+def settle(reply: Reply, focused: list[Sentence], context: list[Sentence]) -> Settled:
+    """Where a reply stands: a verdict, an "unknown" the reader is sure of or not, an answer
+    proven word for word in the sentences, or an answer the documents do not hold."""
+    if reply.verdict is not None:
+        return Settled("verdict")
+    if reply.unknown:
+        sure = reply.probability >= in_effect().answer.reader_unknown_sure
+        return Settled("unknown" if sure else "unknown-unsure")
+    proven = prove(reply, focused, context) if reply.said else None
+    if proven is None:
+        return Settled("unproven")
+    sentence, start, end = proven
+    return Settled("read", sentence, *whole_figure(sentence.text, start, end))
+
+
 def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sentence], prompt: str,
            fallback, on_draft=None) -> tuple[str, Grounding]:
     """The answer line and its grounding (see the module's docstring). `fallback(draft, model)` is
     the span ranker's choice given the reader's reply as its draft, the shortlist scored by the
     model or (model False: for the alternatives of a proven answer) by the prior stage alone."""
     reply = read(generator, prompt, asked, on_draft)
-    settings = in_effect().answer
-    if reply.verdict is not None:
+    settled = settle(reply, focused, context)
+    if settled.how == "verdict":
         return _verdict(generator, reply, asked, focused, context)
-    if reply.unknown:
-        if reply.probability >= settings.reader_unknown_sure:
-            return NO_ANSWER, Grounding(mode="none", focused=focused, draft=reply.raw,
-                                        confidence=reply.probability, unsure=False)
+    if settled.how == "unknown":
+        return NO_ANSWER, Grounding(mode="none", focused=focused, draft=reply.raw,
+                                    confidence=reply.probability, unsure=False)
+    if settled.how == "unknown-unsure":
         text, grounding = fallback("", True)
         grounding.unsure = True
         return text, grounding
-    proven = prove(reply, focused, context) if reply.said else None
-    if proven is None:  # never shown as found: the ranker picks among copied spans instead
+    if settled.how == "unproven":  # never shown as found: the ranker picks among copied spans instead
         return fallback(reply.answer if reply.said else "", True)
-    sentence, start, end = proven
-    start, end = whole_figure(sentence.text, start, end)
+    sentence, shown = settled.sentence, settled.shown
     # The ranker reads the sentences without the reply: its candidates are the alternatives, and
     # whether it picks the same answer is a signal of the confidence.
     _, grounding = fallback("", False)
-    shown = sentence.text[start:end]
     grounding.mode, grounding.draft = "read", reply.raw
     grounding.quotes = [quote_of(sentence)]
     _sure(grounding, generator, asked, reply, shown, named=sentence.passage.n == reply.cited,
