@@ -11,7 +11,7 @@
     python bench/reader_prompts.py capture ../shared/evaldata/dev.jsonl --half tune --limit 150 \\
         -m qwen2.5-coder-1.5b --work-dir W --out W/reader-inputs.jsonl
     python bench/reader_prompts.py replay W/reader-inputs.jsonl ../shared/evaldata/dev.jsonl \\
-        -m qwen2.5-coder-1.5b --variants shipped,question-last
+        -m qwen2.5-coder-1.5b --variants shipped,question-first
 
 The variants live here while they are tried; the one that wins on the tune half (and holds on the
 report half) moves into longqa/ask/prompts.py.
@@ -84,7 +84,7 @@ def capture(args) -> None:
 @dataclass
 class Variant:
     system: str
-    question_last: bool = False  # the question after the passages only (the layout before the shipped one)
+    question_first: bool = False  # the question before the passages as well as after them
     read_sentences: bool = False  # the reader answers "what/how ..." questions the stage answers with a sentence
     best_last: bool = False  # the passage holding the best sentence comes last, next to the question
 
@@ -125,7 +125,7 @@ EXAMPLES_SYSTEM = (
 
 VARIANTS = {
     "shipped": Variant(prompts.READER_SYSTEM),
-    "question-last": Variant(prompts.READER_SYSTEM, question_last=True),
+    "question-first": Variant(prompts.READER_SYSTEM, question_first=True),
     "examples": Variant(EXAMPLES_SYSTEM),
     "best-last": Variant(prompts.READER_SYSTEM, best_last=True),
     "read-sentences": Variant(prompts.READER_SYSTEM, read_sentences=True),
@@ -154,8 +154,8 @@ def best_last(record: dict) -> str:
 def user_message(variant: Variant, record: dict) -> str:
     passages = best_last(record) if variant.best_last else record["passages"]
     body = prompts.reader_message(record["question"], passages, record.get("options"))
-    if variant.question_last:  # drop the question the shipped message puts before the passages
-        body = body[body.index("Passages:"):]
+    if variant.question_first:
+        body = f"Question: {prompts.one_line(record['question'])}\n\n{body}"
     return body
 
 

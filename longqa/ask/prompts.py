@@ -200,9 +200,6 @@ READER_UNKNOWN = "unknown"
 
 
 def reader_message(question: str, passages: str, options: dict[str, str] | None = None) -> str:
-    """The reader's user message: the question, the passages, then the question again with any
-    lettered options. Read first, the question tells the reader what to look for in the passages;
-    read last, it sits next to the reply (measured: bench/RESULTS.md, "The reader's prompt")."""
+    """The reader's user message: the passages, the question and any lettered options."""
     listed = "".join(f"\n({letter}) {one_line(text)}" for letter, text in (options or {}).items())
-    asked = f"Question: {one_line(question)}"
-    return f"{asked}\n\nPassages:\n{passages}\n\n{asked}{listed}"
+    return f"Passages:\n{passages}\n\nQuestion: {one_line(question)}{listed}"
