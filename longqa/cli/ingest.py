@@ -27,6 +27,20 @@ from longqa.store.vectors import require_current
 
 
 DEFAULT_LIMITS = Limits()
+# An ingest is batch work beside whatever the user does meanwhile, an `ask` above all: both want
+# every core, and llama.cpp's threads stall when another process holds one (bench/RESULTS.md, "A
+# fresh `ask` beside a running `ingest`"). At a lower priority the ingest takes what an `ask`
+# leaves; on an idle machine nothing changes.
+DEFAULT_NICE = 10
+
+
+def lower_priority(by: int) -> None:
+    """Lower this process's CPU priority by `by` steps (Unix nice); a no-op where the system has none."""
+    if by > 0 and hasattr(os, "nice"):
+        try:
+            os.nice(by)
+        except OSError:  # not permitted here: run at the priority we have
+            pass
 
 
 @app.command()
@@ -75,8 +89,13 @@ def ingest(
     follow_links: bool = typer.Option(
         False, "--follow-links", help="In a directory, also ingest links to files outside it (default: reported, skipped).",
     ),
+    nice: int = typer.Option(
+        DEFAULT_NICE, "--nice", min=0, max=19,
+        help="Lower this ingest's CPU priority by N (0: unchanged), so that an `ask` meanwhile keeps its speed.",
+    ),
 ) -> None:
     """Parse documents into trees and store them (unchanged files are skipped)."""
+    lower_priority(nice)
     if structure not in MODES:
         raise typer.BadParameter(f"choose from {', '.join(MODES)}", param_hint="--structure")
     if edges not in ("attention", "cosine"):
