@@ -74,9 +74,14 @@ def _pipeline(tmp_path, said, certainty=0.9):
     return make_pipeline(db, FakeReader(said, certainty))
 
 
-def test_a_proven_reply_is_the_answer_with_its_sentence_as_the_quote(tmp_path):
-    pipeline = _pipeline(tmp_path, "within 10 Seconds [1]")
-    result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+def test_a_proven_reply_is_the_answer_with_its_sentence_as_the_quote(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)  # no fitted table: its own probability
+    reader_confidence.table_of.cache_clear()
+    try:
+        pipeline = _pipeline(tmp_path, "within 10 Seconds [1]")
+        result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
+    finally:
+        reader_confidence.table_of.cache_clear()
     assert result.found and result.grounding.mode == "read"
     assert result.answer.startswith("within 10 seconds [")  # the stored text's spelling, not the model's
     quote = result.grounding.quotes[0]
