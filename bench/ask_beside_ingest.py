@@ -1,6 +1,6 @@
 """A fresh `longqa ask` while a `longqa ingest` runs, against the same ask on an idle machine.
 
-    python bench/ask_beside_ingest.py [--runs 3] [--nice 0,10] [--docs FILE_OR_DIR ...]
+    python bench/ask_beside_ingest.py [--runs 3] [--nice 0,10] [--ask-threads N] [--docs FILE_OR_DIR ...]
 
 Ingests the sample handbook into a temporary store, then times the quick-start question's `ask`
 (a fresh process each run, the default profile) --runs times idle; then, for each ingest priority
@@ -9,7 +9,8 @@ again into a fresh store whenever it ends, so every ask runs wholly beside an in
 gets a few seconds to reach its embedding first). Prints each setting's median wall time, its
 ratio to the idle median, and the load average beside it. --docs defaults to the evaluation's
 FinanceBench filings (../shared/evaldata/docs/financebench), which a clone without ../shared/
-does not have: name some documents of your own there.
+does not have: name some documents of your own there. --ask-threads sets the asks' threads
+($LONGQA_THREADS) instead of letting them choose from the cores free.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--nice", default="0,10", help="ingest priorities to try (`ingest --nice N`), comma-separated")
+    parser.add_argument("--ask-threads", type=int, help="the asks' $LONGQA_THREADS (default: chosen from the cores free)")
     parser.add_argument("--docs", nargs="+", default=[str(FILINGS)] if FILINGS.exists() else None)
     args = parser.parse_args()
     if not args.docs:
@@ -86,13 +88,14 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "longqa", "ingest", str(SAMPLE), "-d", str(store), "--quiet"],
                        check=True, env=env)
         argv = [sys.executable, "-m", "longqa", "ask", QUESTION, "-d", str(store)]
-        timed(argv, env)  # a first run writes the bytecode caches and the kept prompt heads
-        idle = asks(argv, env, args.runs)
+        ask_env = {**env, "LONGQA_THREADS": str(args.ask_threads)} if args.ask_threads else env
+        timed(argv, ask_env)  # a first run writes the bytecode caches and the kept prompt heads
+        idle = asks(argv, ask_env, args.runs)
         base = statistics.median(idle)
         print(f"idle                    ask wall p50 {base:5.2f} s  runs {', '.join(f'{w:.1f}' for w in idle)}  ({load()})")
         for nice in (int(n) for n in args.nice.split(",")):
             with IngestKeptRunning(args.docs, nice, folder, env) as ingest:
-                walls = asks(argv, env, args.runs)
+                walls = asks(argv, ask_env, args.runs)
                 shown = load()
             median = statistics.median(walls)
             print(f"beside ingest --nice {nice:<2d} ask wall p50 {median:5.2f} s  {median / base:.2f}x idle  "
