@@ -5,7 +5,10 @@ cores, one late thread stalls the rest, and more threads make a step slower (on 
 development machine `ask --context-only` took 15.5 s with 2 threads beside three busy processes
 and 3.3 s with one). So the count is taken from the processes runnable right now, sampled from
 /proc/loadavg a few times over ~20 ms (the 1-minute load average lags by a minute: it would keep
-a freshly idle machine at one thread and miss work that just started). $LONGQA_THREADS overrides.
+a freshly idle machine at one thread and miss work that just started). Work at a lower priority
+than ours (an `ingest`, which runs niced) yields its cores to us, so the CPU it took meanwhile
+(/proc/stat's nice column) is not counted: beside a niced ingest an `ask` with both cores took
+1.1x its idle time, with one 1.5-1.7x (bench/RESULTS.md). $LONGQA_THREADS overrides.
 
 The cores counted are those this process may use: its CPU affinity, and a container's CPU quota
 (cgroup v2 cpu.max, v1 cpu.cfs_quota_us), which affinity does not show: a container limited to 2
@@ -122,8 +125,10 @@ def own_running() -> int:
 
 def busy_elsewhere(samples: int = SAMPLES, gap: float = SAMPLE_GAP_S) -> float | None:
     """Mean number of other processes' runnable threads (ours excluded) over a few readings of
-    /proc/loadavg; None where the system does not expose it."""
+    /proc/loadavg, less the cores' worth of CPU that processes below our priority took meanwhile
+    (they yield to us: an `ingest` runs niced); None where the system does not expose it."""
     readings = []
+    first = cpu_times()
     for i in range(samples):
         try:
             with open("/proc/loadavg", encoding="ascii") as handle:
@@ -133,7 +138,43 @@ def busy_elsewhere(samples: int = SAMPLES, gap: float = SAMPLE_GAP_S) -> float |
         readings.append(max(running - own_running(), 0))
         if i + 1 < samples:
             time.sleep(gap)
-    return sum(readings) / len(readings)
+    yielding = yielding_cores(first, cpu_times()) if at_normal_priority() else 0.0
+    return max(sum(readings) / len(readings) - yielding, 0.0)
+
+
+def cpu_times() -> str | None:
+    """The text of /proc/stat (CPU time by kind since boot), None where there is none."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def yielding_cores(before: str | None, after: str | None) -> float:
+    """Cores' worth of CPU time spent at a lower priority (the `nice` column: processes niced above
+    0) between two readings of /proc/stat: all CPUs' share of it times the CPU count."""
+    if not before or not after:
+        return 0.0
+    try:
+        first, last = (list(map(int, text.split("\n", 1)[0].split()[1:9])) for text in (before, after))
+        cpus = sum(1 for line in after.splitlines() if line.startswith("cpu") and line[3:4].isdigit())
+    except ValueError:
+        return 0.0
+    spent = [b - a for a, b in zip(first, last)]
+    total = sum(spent)  # user nice system idle iowait irq softirq steal
+    if len(spent) < 2 or total <= 0 or cpus <= 0:
+        return 0.0
+    return cpus * spent[1] / total
+
+
+def at_normal_priority() -> bool:
+    """This process runs at nice 0 or above it: niced work yields to it (a niced process itself is
+    counted in the nice column, so it discounts nothing)."""
+    try:
+        return os.getpriority(os.PRIO_PROCESS, 0) <= 0
+    except (AttributeError, OSError):
+        return False
 
 
 def choose_threads(cores: int, busy: float | None) -> int:
