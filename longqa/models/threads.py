@@ -6,8 +6,8 @@ development machine `ask --context-only` took 15.5 s with 2 threads beside three
 and 3.3 s with one). So the count is taken from the processes runnable right now, sampled from
 /proc/loadavg a few times over ~20 ms (the 1-minute load average lags by a minute: it would keep
 a freshly idle machine at one thread and miss work that just started). Work at a lower priority
-than ours (an `ingest`, which runs niced) yields its cores to us, so the CPU it took meanwhile
-(/proc/stat's nice column) is not counted: beside a niced ingest an `ask` with both cores took
+than ours (an `ingest`, which runs niced) yields its cores to us, so its runnable threads are not
+counted: beside a niced ingest an `ask` with both cores took
 1.1x its idle time, with one 1.5-1.7x (bench/RESULTS.md). $LONGQA_THREADS overrides.
 
 The cores counted are those this process may use: its CPU affinity, and a container's CPU quota
@@ -110,71 +110,63 @@ def _v1_quota(folder: Path) -> float | None:
     return limit / period if limit > 0 and period > 0 else None
 
 
-def own_running() -> int:
-    """This process's threads running now (at least the one asking): `ask` loads its generator on a
-    thread while retrieval runs, and its own work is not other work that leaves fewer cores."""
-    count = 0
-    try:
-        for stat in Path("/proc/self/task").glob("*/stat"):
-            with contextlib.suppress(OSError):
-                count += stat.read_text(encoding="ascii", errors="replace").rsplit(")", 1)[-1].split()[0] == "R"
-    except OSError:
-        pass
-    return max(count, 1)
-
-
 def busy_elsewhere(samples: int = SAMPLES, gap: float = SAMPLE_GAP_S) -> float | None:
-    """Mean number of other processes' runnable threads (ours excluded) over a few readings of
-    /proc/loadavg, less the cores' worth of CPU that processes below our priority took meanwhile
-    (they yield to us: an `ingest` runs niced); None where the system does not expose it."""
+    """Mean number of other processes' runnable threads over a few readings of /proc/loadavg, less
+    ours and those of processes below our priority (they yield to us: an `ingest` runs niced);
+    None where the system does not expose it."""
     readings = []
-    first = cpu_times()
+    below = processes_below_us()
     for i in range(samples):
         try:
             with open("/proc/loadavg", encoding="ascii") as handle:
                 running = int(handle.read().split()[3].split("/")[0])
         except (OSError, ValueError, IndexError):
             return None
-        readings.append(max(running - own_running(), 0))
+        yielding = sum(running_threads(Path(f"/proc/{pid}/task")) for pid in below)
+        readings.append(max(running - own_running() - yielding, 0))
         if i + 1 < samples:
             time.sleep(gap)
-    yielding = yielding_cores(first, cpu_times()) if at_normal_priority() else 0.0
-    return max(sum(readings) / len(readings) - yielding, 0.0)
+    return sum(readings) / len(readings)
 
 
-def cpu_times() -> str | None:
-    """The text of /proc/stat (CPU time by kind since boot), None where there is none."""
+def _stat_fields(text: str) -> list[str]:
+    """A /proc stat line's fields after the command name (which may hold spaces and brackets):
+    [0] is the state, [16] the nice value."""
+    return text.rsplit(")", 1)[-1].split()
+
+
+def processes_below_us() -> list[int]:
+    """Processes running at a lower priority than this one (a higher nice value)."""
     try:
-        with open("/proc/stat", encoding="ascii") as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
-def yielding_cores(before: str | None, after: str | None) -> float:
-    """Cores' worth of CPU time spent at a lower priority (the `nice` column: processes niced above
-    0) between two readings of /proc/stat: all CPUs' share of it times the CPU count."""
-    if not before or not after:
-        return 0.0
-    try:
-        first, last = (list(map(int, text.split("\n", 1)[0].split()[1:9])) for text in (before, after))
-        cpus = sum(1 for line in after.splitlines() if line.startswith("cpu") and line[3:4].isdigit())
-    except ValueError:
-        return 0.0
-    spent = [b - a for a, b in zip(first, last)]
-    total = sum(spent)  # user nice system idle iowait irq softirq steal
-    if len(spent) < 2 or total <= 0 or cpus <= 0:
-        return 0.0
-    return cpus * spent[1] / total
-
-
-def at_normal_priority() -> bool:
-    """This process runs at nice 0 or above it: niced work yields to it (a niced process itself is
-    counted in the nice column, so it discounts nothing)."""
-    try:
-        return os.getpriority(os.PRIO_PROCESS, 0) <= 0
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
     except (AttributeError, OSError):
-        return False
+        return []
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as handle:
+                    if int(_stat_fields(handle.read())[16]) > ours:
+                        found.append(int(entry.name))
+    return found
+
+
+def running_threads(tasks: Path) -> int:
+    """Threads of one process (its /proc/PID/task folder) runnable now."""
+    count = 0
+    with contextlib.suppress(OSError):
+        for stat in tasks.glob("*/stat"):
+            with contextlib.suppress(OSError, IndexError):
+                count += _stat_fields(stat.read_text(encoding="ascii", errors="replace"))[0] == "R"
+    return count
+
+
+def own_running() -> int:
+    """This process's threads running now (at least the one asking): `ask` loads its generator on a
+    thread while retrieval runs, and its own work is not other work that leaves fewer cores."""
+    return max(running_threads(Path("/proc/self/task")), 1)
 
 
 def choose_threads(cores: int, busy: float | None) -> int:
