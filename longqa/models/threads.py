@@ -7,8 +7,8 @@ and 3.3 s with one). So the count is taken from the processes runnable right now
 /proc/loadavg a few times over ~20 ms (the 1-minute load average lags by a minute: it would keep
 a freshly idle machine at one thread and miss work that just started). Work at a lower priority
 than ours (an `ingest`, which runs niced) yields its cores to us, so its runnable threads are not
-counted: beside a niced ingest an `ask` with both cores took
-1.1x its idle time, with one 1.5-1.7x (bench/RESULTS.md). $LONGQA_THREADS overrides.
+counted: beside a niced ingest an `ask` took 1.05x its idle time with both cores, 1.5-1.7x when it
+kept to one (bench/RESULTS.md). $LONGQA_THREADS overrides.
 
 The cores counted are those this process may use: its CPU affinity, and a container's CPU quota
 (cgroup v2 cpu.max, v1 cpu.cfs_quota_us), which affinity does not show: a container limited to 2
