@@ -250,6 +250,10 @@ class SearchSettings:
         80, "each selected node is shown to the sufficiency probe cut to this many tokens (one "
         "KV-cached prefix per question)", "latency: a step costs only the new node's tokens", unlearned=CAP, low=1)
     max_hops: int = tunable(2, "most bridge hops (a new query with an entity read from the evidence)", TUNE, unlearned=CAP)
+    bridge_new_share: float = tunable(
+        0.5, "a name read from the evidence is a bridge entity only when at least this share of its content "
+        "words are not the question's (a name the question already says leads nowhere new)",
+        "by hand: half a name new, not swept", unlearned=SEQUENCE, high=1)
     hop_after: int = tunable(
         3, "picks the first hop waits for (the best leaf alone is often a near miss)", TUNE, unlearned=SEQUENCE)
     parent_gather: float = tunable(
@@ -309,6 +313,10 @@ class ExpansionSettings:
         0.05, "a section's outline weight must reach this to count (measured at chance: the call is skipped)", SPOT, high=1)
     outline_max_chosen: int = tunable(3, "most sections the outline choice weights", SPOT, low=1)
     max_query_chars: int = tunable(120, "longest generated next query or sub-question", "one short line", low=1)
+    same_query_overlap: float = tunable(
+        0.8, "a generated query or sub-question whose content words overlap one already asked this much or more "
+        "(shared over all, Jaccard) is the same query and is not asked again",
+        "by hand: a reworded query that adds one word of five is the same query, not swept", high=1)
     max_known_chars: int = tunable(120, "longest generated 'what the context already shows' line", "one short line", low=1)
     bridge_question_words: int = tunable(
         4, "question words carried into a bridge query (more make it match the question again)", SPOT)

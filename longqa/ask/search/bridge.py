@@ -93,7 +93,7 @@ def bridge_entities(
                 if not name_words:
                     continue
                 new = sum(1 for w in name_words if w not in asked) / len(name_words)
-                if new < 0.5:
+                if new < in_effect().search.bridge_new_share:
                     continue
                 near = max((w / (1 + max(first - i, i - last, 0)) for i, w in anchors), default=0.0)
                 ranked.append((overlap, round(near, 6), new, min(len(name_words), 4), -order, name, sentence))

@@ -43,7 +43,7 @@ def is_new(query: str, asked: list[str]) -> bool:
     for previous in asked:
         old = normalise(previous)
         overlap = len(terms & old) / max(len(terms | old), 1)
-        if overlap >= 0.8:
+        if overlap >= in_effect().expansion.same_query_overlap:
             return False
     return True
 

@@ -7,8 +7,10 @@ import re
 import pytest
 
 from longqa.ask.search.bridge import bridge_entities, bridge_query
+from longqa.ask.search.queries import is_new
 from longqa.ask.search.relevance import answer_shape_present
 from longqa.ask.prompts import SUFFICIENCY_SUFFIX, sufficiency_prompt
+from longqa.ask.settings import DEFAULTS, applied
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
 from longqa.retrieve.local import local_scores
 from longqa.store.nodes import load_tree
@@ -263,6 +265,22 @@ def test_bridge_entities_come_from_the_evidence_not_the_question():
     assert [e for e, _ in found][:2] == ["American Psychological Association", "Society for the Exploration"]
     assert bridge_query(question, found[0][0], [found[0][1]]) == "American Psychological Association first president"
     assert all(e != "Several" for e, _ in bridge_entities(question, evidence, limit=10))
+
+
+def test_a_bridge_entity_must_be_new_by_the_share_the_setting_asks():
+    question = "Which institute trained the founder of the pump maker?"
+    evidence = ["The founder trained at the Leeds Institute before starting the pump maker."]
+    # "Leeds Institute": one of its two words is the question's own.
+    assert [e for e, _ in bridge_entities(question, evidence)] == ["Leeds Institute"]
+    with applied(DEFAULTS.with_values({"search.bridge_new_share": 0.6})):
+        assert bridge_entities(question, evidence) == []
+
+
+def test_a_query_is_the_same_as_one_asked_by_the_overlap_the_setting_asks():
+    asked = ["filter replacement interval pump schedule"]
+    assert not is_new("pump filter replacement interval", asked)  # four of five words shared: 0.8
+    with applied(DEFAULTS.with_values({"expansion.same_query_overlap": 0.9})):
+        assert is_new("pump filter replacement interval", asked)
 
 
 def test_bridge_entity_nearest_the_rarest_question_word():
