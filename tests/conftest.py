@@ -57,6 +57,18 @@ def smallest_profile_in_process():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def runner_keeps_its_priority():
+    """`ingest` lowers its own process's CPU priority; called in process (a few tests run the
+    command that way) it would lower the test runner's for every later test. The real command in
+    a subprocess still does it (tests/cli/test_ingest.py checks)."""
+    from longqa.cli import ingest
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ingest, "lower_priority", lambda by: None)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
     """Keep tests away from the user's store; share one models dir so conversions happen once."""
