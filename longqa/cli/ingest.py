@@ -30,7 +30,8 @@ DEFAULT_LIMITS = Limits()
 # An ingest is batch work beside whatever the user does meanwhile, an `ask` above all: both want
 # every core, and llama.cpp's threads stall when another process holds one (bench/RESULTS.md, "A
 # fresh `ask` beside a running `ingest`"). At a lower priority the ingest takes what an `ask`
-# leaves; on an idle machine nothing changes.
+# leaves; on an idle machine nothing changes. 10 was measured against 0, not swept: an `ask` beside
+# the ingest took 1.05x its idle time against 2.41x (bench/ask_beside_ingest.py).
 DEFAULT_NICE = 10
 
 

@@ -147,10 +147,16 @@ def processes_below_us() -> list[int]:
             if not entry.name.isdigit():
                 continue
             with contextlib.suppress(OSError, ValueError, IndexError):
-                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as handle:
-                    if int(_stat_fields(handle.read())[16]) > ours:
-                        found.append(int(entry.name))
+                if nice_of(entry.name) > ours:
+                    found.append(int(entry.name))
     return found
+
+
+def nice_of(pid: int | str) -> int:
+    """A process's nice value, from /proc/PID/stat (OSError, ValueError or IndexError where it
+    cannot be read)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+        return int(_stat_fields(handle.read())[16])
 
 
 def running_threads(tasks: Path) -> int:

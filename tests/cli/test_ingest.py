@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from longqa.models.threads import nice_of
 from tests.command import run, run_json
 
 DOC = "# Handbook\n\n## Safety\n\nWear goggles in the lab at all times.\n\n## Cleaning\n\nWipe benches with ethanol.\n"
@@ -140,12 +141,6 @@ def test_ingest_writes_the_mapped_vectors_file_so_the_first_ask_need_not(tmp_pat
     assert mapped is not None and len(mapped.node_ids) == 1  # current: it mirrors the store as it is now
 
 
-def _nice_of(pid: int) -> int:
-    """A process's nice value, from /proc/PID/stat (the 19th field; the name in brackets may hold spaces)."""
-    with open(f"/proc/{pid}/stat") as handle:
-        return int(handle.read().rsplit(")", 1)[1].split()[16])
-
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads a process's priority from /proc (Linux)")
 @pytest.mark.parametrize("option, lowered_by", [((), 10), (("--nice", "4"), 4)])
 def test_ingest_runs_at_a_lower_priority_so_an_ask_meanwhile_keeps_its_speed(tmp_path, db_path, option, lowered_by):
@@ -155,9 +150,9 @@ def test_ingest_runs_at_a_lower_priority_so_an_ask_meanwhile_keeps_its_speed(tmp
     ours = os.nice(0)
     try:
         deadline = time.time() + 60
-        while _nice_of(proc.pid) == ours and time.time() < deadline and proc.poll() is None:
+        while nice_of(proc.pid) == ours and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)
-        assert _nice_of(proc.pid) == min(ours + lowered_by, 19)
+        assert nice_of(proc.pid) == min(ours + lowered_by, 19)
     finally:
         doc = tmp_path / "notes.md"
         doc.write_text(DOC)
