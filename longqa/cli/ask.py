@@ -12,6 +12,7 @@ import typer
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, print_json
 from longqa.cli.ask_output import print_context, print_explain, print_sources
 from longqa.cli.clock import since_start
+from longqa.cli.draft import Draft
 from longqa.cli.question import read_question
 from longqa.cli.models import EmbedModelOption, EmbedUrlOption, LlmUrlOption, ModelOption, option_value
 from longqa.cli.settings_options import SetOption, SettingsFileOption, settings_from
@@ -156,7 +157,7 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, pref
 
     out = sys.stdout
     streaming = not (no_stream or as_json)
-    draft = _Draft(out if streaming and out.isatty() else None)
+    draft = Draft(out if streaming and out.isatty() else None)
     stream = pipeline.stream(question, doc_ids, on_draft=draft.show)
     if generator is not None:
         # llama.cpp's loader points stdout and stderr at /dev/null while it reads a model, for the
@@ -198,27 +199,6 @@ def _paged(store, passages) -> set[int]:
     from longqa.store.documents import get_document
 
     return {doc_id for doc_id in {p.doc_id for p in passages} if cites_pages(get_document(store, doc_id))}
-
-
-class _Draft:
-    """A reader's reply shown dimmed on a terminal while it is written, and wiped when the proven
-    answer is printed in its place (never on a pipe: what a script reads is only the answer)."""
-
-    def __init__(self, terminal):
-        self.terminal, self.first, self.shown = terminal, None, False
-
-    def show(self, piece: str) -> None:
-        if self.first is None:
-            self.first = since_start()
-        if self.terminal is not None and piece:
-            self.terminal.write(("" if self.shown else "\x1b[2m") + for_terminal(piece.replace("\n", " "), self.terminal))
-            self.terminal.flush()
-            self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            self.terminal.write("\x1b[0m\r\x1b[K")
-            self.shown = False
 
 
 def _note_times(refined, generator, startup: float, first_piece: float | None = None,
