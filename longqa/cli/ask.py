@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, print_json
-from longqa.cli.ask_output import print_context, print_explain, print_sources
+from longqa.cli.ask_output import print_context, print_declined, print_explain, print_sources
 from longqa.cli.clock import since_start
 from longqa.cli.draft import Draft
 from longqa.cli.question import read_question
@@ -185,8 +185,10 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, pref
         if not streaming:
             out.write(for_terminal(result.answer or "", out) + "\n")
         print_sources(result, _paged(store, result.passages))
-    elif result.refined.found and not streaming:
-        out.write((result.answer or "") + "\n")
+    elif result.refined.found:
+        if not streaming:
+            out.write((result.answer or "") + "\n")
+        print_declined(result, _paged(store, result.passages))
     if result.refined.found and not result.found:  # "The documents do not say." won: exit 4 as well
         console_err().print(NO_ANSWER_MESSAGE, markup=False, highlight=False)
         raise typer.Exit(EXIT_NO_EVIDENCE)

@@ -24,14 +24,32 @@ def print_sources(result: AskResult, paged: set[int] | None = None) -> None:
     grounding = result.grounding
     if grounding is not None and grounding.unsure and grounding.confidence is not None:
         out.write(f"\nUnsure (confidence {grounding.confidence:.2f}). Other candidates:\n")
-        for candidate in grounding.alternatives:
-            quote = quote_of(candidate.sentence)
-            out.write(for_terminal(f"  {candidate.text} [{quote.passage.n}] ({candidate.probability:.2f})\n", out))
-            _print_quote(quote, paged, indent="  ")
+        _print_candidates(grounding.alternatives, paged)
     out.write("\nSources:\n")
     for line in source_lines(result.passages, result.cited, paged=paged):
         out.write(for_terminal(f"  {line}\n", out))
     out.flush()
+
+
+def print_declined(result: AskResult, paged: set[int] | None = None) -> None:
+    """After "The documents do not say.": the nearest candidates the answer stage found, with their
+    quotes, so a reader can judge for themselves (none when it found nothing at all)."""
+    grounding = result.grounding
+    shown = [c for c in (grounding.alternatives if grounding is not None else []) if c.sentence is not None]
+    if not shown:
+        return
+    sys.stdout.write("\nNearest candidates (not shown as the answer):\n")
+    _print_candidates(shown, paged)
+    sys.stdout.flush()
+
+
+def _print_candidates(candidates, paged: set[int] | None) -> None:
+    """Each candidate with its probability, then the sentence it stands in and where."""
+    out = sys.stdout
+    for candidate in candidates:
+        quote = quote_of(candidate.sentence)
+        out.write(for_terminal(f"  {candidate.text} [{quote.passage.n}] ({candidate.probability:.2f})\n", out))
+        _print_quote(quote, paged, indent="  ")
 
 
 def _print_quote(quote, paged: set[int] | None, indent: str = "") -> None:
