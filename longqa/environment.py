@@ -51,13 +51,13 @@ EMBED_URL = Variable("LONGQA_EMBED_URL", "Default of `--embed-url`: an OpenAI-co
                      "embeddings.", "none: the local embedder", SERVER)
 LLM_API_KEY = Variable("LONGQA_LLM_API_KEY", "Sent as the bearer token to a named server; a user and password in the server's URL are sent as basic auth instead, to that server only, and never shown.", "none: no key sent")
 LLM_TIMEOUT = Variable("LONGQA_LLM_TIMEOUT", "Seconds all calls to a named server may take for one question.",
-                       "30", "not a positive number: a one-line error, exit 1")
+                       "30", "not a positive number of seconds up to 86400 (a day): a one-line error, exit 1")
 LLM_PARALLEL = Variable("LONGQA_LLM_PARALLEL", "Requests sent to a named server at once when it scores "
                         "candidate answers (at most the slots llama-server reports).", "1",
-                        "not a positive whole number: a one-line error, exit 1")
+                        "not a positive whole number up to 1024: a one-line error, exit 1")
 THREADS = Variable("LONGQA_THREADS", "Threads a local model uses; more than the usable cores are cut to "
                    "them, with a warning.", "the cores free when the model is opened, within the CPU affinity and a container's CPU quota",
-                   "not a positive whole number: a one-line error, exit 1")
+                   "not a positive whole number up to 1024: a one-line error, exit 1")
 EXTRA_BUFFERS = Variable("LONGQA_EXTRA_BUFFERS", "`1` lets llama.cpp use its extra CPU buffer types "
                          "(AMX tiles, repacked blocks), `0` forbids them.",
                          "on, except on CPUs that advertise AMX", "any other value: the default")
@@ -72,8 +72,14 @@ def debug() -> bool:
     return bool(DEBUG.value())
 
 
+# Upper bounds: a value past them is a typo, not a wish, and a timeout far past a day overflows
+# the socket's timeout (OverflowError from Python's clock arithmetic).
+MAX_LLM_TIMEOUT_S = 86_400.0
+MAX_WORKERS = 1024  # threads or parallel requests
+
+
 def llm_timeout() -> float | None:
-    """$LONGQA_LLM_TIMEOUT in seconds (a positive number), None when unset."""
+    """$LONGQA_LLM_TIMEOUT in seconds (a positive number up to a day), None when unset."""
     raw = LLM_TIMEOUT.value().strip()
     if not raw:
         return None
@@ -81,30 +87,35 @@ def llm_timeout() -> float | None:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not 0 < value < float("inf"):
-        raise ModelError(f"LONGQA_LLM_TIMEOUT={raw!r}: not a positive number of seconds")
+    if not 0 < value <= MAX_LLM_TIMEOUT_S:
+        raise ModelError(f"LONGQA_LLM_TIMEOUT={raw!r}: not a positive number of seconds up to "
+                         f"{MAX_LLM_TIMEOUT_S:.0f} (a day)")
     return value
 
 
-def llm_parallel() -> int:
-    """$LONGQA_LLM_PARALLEL as a positive whole number, 1 when unset."""
-    value = LLM_PARALLEL.value().strip()
+def _whole(variable: Variable) -> int | None:
+    """A variable's value as a whole number from 1 to MAX_WORKERS, None when unset."""
+    value = variable.value().strip()
     if not value:
-        return 1
-    if not value.isdigit() or int(value) < 1:
-        raise ModelError(f"LONGQA_LLM_PARALLEL={value!r}: expected a positive whole number")
-    return int(value)
+        return None
+    try:
+        number = int(value) if value.isascii() and value.isdigit() else 0
+    except ValueError:
+        number = 0
+    if not 1 <= number <= MAX_WORKERS:
+        raise ModelError(f"{variable.name}={value!r}: expected a positive whole number up to {MAX_WORKERS}")
+    return number
+
+
+def llm_parallel() -> int:
+    """$LONGQA_LLM_PARALLEL as a whole number from 1 to MAX_WORKERS, 1 when unset."""
+    return _whole(LLM_PARALLEL) or 1
 
 
 def threads() -> int | None:
-    """$LONGQA_THREADS as a positive whole number, None when unset (capping it to the usable
-    cores is models/threads.py's part)."""
-    value = THREADS.value().strip()
-    if not value:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        raise ModelError(f"LONGQA_THREADS={value!r}: expected a positive whole number")
-    return int(value)
+    """$LONGQA_THREADS as a whole number from 1 to MAX_WORKERS, None when unset (capping it to
+    the usable cores is models/threads.py's part)."""
+    return _whole(THREADS)
 
 
 def extra_buffers() -> bool | None:

@@ -54,3 +54,19 @@ def test_ask_against_a_dripping_server_exits_1_within_the_deadline(server, monke
     lines = output.err.strip().splitlines()
     assert code == 1 and seconds < 3 + ENOUGH, (seconds, lines)
     assert len(lines) == 1 and re.search(r"timed out after 3\.\d s \(deadline 3 s", lines[0]), lines
+
+
+@pytest.mark.parametrize("value", ["1e12", "1e15", "1e300", "86401"])
+def test_a_deadline_past_a_day_is_refused_in_one_line_not_an_overflow(server, monkeypatch, capsys, tmp_path, value):  # noqa: F811
+    # Python's socket timeout overflows its clock near 1e10 s: the setting is bounded before any call.
+    monkeypatch.setenv("LONGQA_LLM_TIMEOUT", value)
+    code, output, _ = ask_with_server(monkeypatch, capsys, tmp_path, server)
+    assert code == 1
+    assert output.err.strip().splitlines() == [
+        f"longqa: error: LONGQA_LLM_TIMEOUT={value!r}: not a positive number of seconds up to 86400 (a day)"]
+
+
+def test_a_deadline_of_a_day_is_taken(server, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("LONGQA_LLM_TIMEOUT", "86400")
+    client = JsonClient(server.url, backoff=0.01)
+    assert client.post("completions", {"prompt": "Q:"})["choices"][0]["text"] == " the answer is forty two"
