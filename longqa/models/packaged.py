@@ -17,7 +17,7 @@ from pathlib import Path
 from longqa import config
 from longqa.errors import ModelError
 from longqa.models.defaults import is_verified, write_stamp
-from longqa.models.files import atomic_path, read_gguf_header
+from longqa.models.files import atomic_path, cannot_write, read_gguf_header
 from longqa.models.profiles import Profile
 
 CHUNK = 8 * 2**20
@@ -52,6 +52,16 @@ def assembled_path(profile: Profile, *, verify: bool = False) -> Path:
         return target
     parts = part_paths(profile)
     print(f"longqa: preparing {profile.name} in {target.parent} (once)", file=sys.stderr, flush=True)
+    try:
+        _assemble(profile, parts, target)
+        write_stamp(target, profile.sha256, source=", ".join(profile.packages[:1]) + ", ...")
+    except OSError as exc:  # a full or read-only disk, most often: one line, not a traceback
+        raise ModelError(f"{profile.name}: cannot assemble its weights in {cannot_write(target.parent, exc, profile.size)}") from None
+    return target
+
+
+def _assemble(profile: Profile, parts: list[Path], target: Path) -> None:
+    """The parts written in order into `target` through a temporary file, checked before it is renamed."""
     digest, size = hashlib.sha256(), 0
     with atomic_path(target) as tmp:
         with tmp.open("wb") as out:
@@ -65,8 +75,6 @@ def assembled_path(profile: Profile, *, verify: bool = False) -> Path:
             raise ModelError(f"{profile.name}: the installed parts do not make the expected file "
                              f"({size:,} bytes, sha256 {digest.hexdigest()[:12]}); reinstall 'longqa[{profile.extra}]'")
         check_metadata(profile, tmp)
-    write_stamp(target, profile.sha256, source=", ".join(profile.packages[:1]) + ", ...")
-    return target
 
 
 def check_metadata(profile: Profile, path: Path) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+from pathlib import Path
 
 import gguf
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 
 from longqa import config
 from longqa.errors import ModelError
-from longqa.models import defaults
+from longqa.models import defaults, files
 from tests.conftest import needs_minilm_package
 from longqa.models.files import atomic_path, cached_sha256, read_gguf_header, read_gguf_info, sha256_file
 
@@ -122,3 +124,183 @@ def test_f16_conversion_without_its_extra_names_the_extra(tmp_path, monkeypatch)
     with pytest.raises(ModelError, match=r"gguf and safetensors: run `pip install 'longqa\[f16\]'`"):
         defaults.default_embedder_path()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def own_models_dir(tmp_path, monkeypatch):
+    """A models folder of this test's own (the shared one holds the real models)."""
+    folder = tmp_path / "models"
+    monkeypatch.setenv("LONGQA_MODELS_DIR", str(folder))
+    return folder
+
+
+@pytest.mark.parametrize("cache", ["[1, 2, 3]", '"text"', "7", "{\"x\": []}"])
+def test_a_hash_cache_of_the_wrong_shape_is_no_cache(tmp_path, cache, own_models_dir):
+    # Once a list here ended every ask in an AttributeError.
+    (config.models_dir()).mkdir(parents=True, exist_ok=True)
+    (config.models_dir() / "hashes.json").write_text(cache)
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"one")
+    assert cached_sha256(path) == sha256_file(path)
+    assert isinstance(json.loads((config.models_dir() / "hashes.json").read_text()), dict)  # rewritten whole
+
+
+@pytest.mark.parametrize("digest", [123, ["a"], {"b": 1}, "", "xyz", "A" * 64])
+def test_a_hash_cache_entry_whose_sha256_is_not_one_is_hashed_again(tmp_path, digest, own_models_dir):
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"one")
+    stat = path.stat()
+    config.models_dir().mkdir(parents=True, exist_ok=True)
+    (config.models_dir() / "hashes.json").write_text(json.dumps(
+        {str(path.resolve()): {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest}}))
+    assert cached_sha256(path) == sha256_file(path)
+
+
+def test_the_embedding_model_is_not_called_damaged_for_a_damaged_hash_cache(own_models_dir):
+    from longqa.models.onnx_embed import package_model
+
+    path = package_model()  # the installed package, hashed and remembered
+    cache_file = config.models_dir() / "hashes.json"
+    entry = json.loads(cache_file.read_text())
+    entry[str(path.resolve())]["sha256"] = 123
+    cache_file.write_text(json.dumps(entry))
+    assert package_model() == path
+    cache_file.write_text("[1, 2, 3]")
+    assert package_model() == path
+
+
+@pytest.mark.parametrize("digest", [5, "xyz", ["a"], True])
+def test_a_stamp_without_a_real_sha256_does_not_vouch_for_its_file(tmp_path, digest):
+    # Size and mtime match: before, any truthy "sha256" let the quick check pass the file.
+    target = tmp_path / "model.gguf"
+    target.write_bytes(b"weights")
+    stat = target.stat()
+    (tmp_path / "model.gguf.json").write_text(json.dumps(
+        {"sha256": digest, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}))
+    assert not defaults.is_verified(target)
+    (tmp_path / "model.gguf.json").write_text("[1]")
+    assert not defaults.is_verified(target)
+
+
+# -- temporary files left by a killed write, and writes that the disk refuses -------------------------
+HOLD = """
+import sys, time
+from pathlib import Path
+from longqa.models.files import atomic_path
+with atomic_path(Path(sys.argv[1])) as tmp:
+    tmp.write_bytes(b"x" * 100_000)
+    print(tmp, flush=True)
+    time.sleep(60)
+"""
+
+
+def _writing(target):
+    """A real process inside atomic_path(target), its temporary file written: (process, its temp)."""
+    import subprocess
+
+    process = subprocess.Popen([sys.executable, "-c", HOLD, str(target)], stdout=subprocess.PIPE, text=True)
+    return process, Path(process.stdout.readline().strip())
+
+
+def test_a_write_killed_with_sigkill_leaves_a_temporary_file_the_next_write_removes(tmp_path):
+    target = tmp_path / "model.gguf"
+    process, stale = _writing(target)
+    process.kill()
+    process.wait()
+    assert stale.is_file()  # what kill -9 leaves (as `models --prepare` did, up to 1.1 GB)
+    writing, live = _writing(tmp_path / "other.gguf")  # one being written now: kept
+    try:
+        with atomic_path(target) as tmp:
+            tmp.write_bytes(b"whole")
+        assert not stale.exists() and live.is_file()
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["model.gguf", live.name])
+    finally:
+        writing.kill()
+        writing.wait()
+    files.sweep_stale(tmp_path)
+    assert not live.exists()
+
+
+def test_the_sweep_leaves_what_is_not_a_leftover_of_ours(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / ".tmp-elsewhere").symlink_to(tmp_path / "notes.txt")
+    os.mkfifo(tmp_path / ".tmp-pipe")
+    assert files.sweep_stale(tmp_path) == []
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def _tiny_profile(tmp_path, monkeypatch):
+    """A profile of one part package made here (a small GGUF), installed on sys.path."""
+    import hashlib
+    import importlib
+
+    from longqa.models.profiles import CHOOSER, COMPLETION, Profile
+
+    package = tmp_path / "packages" / "tiny_weights_part1"
+    (package / "data").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    data = write_gguf(package / "data" / "part01.bin").read_bytes()
+    monkeypatch.syspath_prepend(str(tmp_path / "packages"))
+    importlib.invalidate_caches()
+    return Profile(name="tiny", title="Tiny", file="tiny.gguf", size=len(data), sha256=hashlib.sha256(data).hexdigest(),
+                   gguf_name="test model", prompt_format=COMPLETION, role=CHOOSER, licence="-", extra="tiny",
+                   packages=("tiny_weights_part1",))
+
+
+def test_a_profile_is_assembled_from_its_parts(tmp_path, monkeypatch, own_models_dir):
+    from longqa.models.packaged import assembled_path
+
+    profile = _tiny_profile(tmp_path, monkeypatch)
+    path = assembled_path(profile)
+    assert path == config.models_dir() / "tiny.gguf" and sha256_file(path) == profile.sha256
+
+
+def test_assembly_on_a_full_disk_is_one_line_naming_the_folder_and_the_space(tmp_path, monkeypatch, own_models_dir):
+    import errno
+    import pathlib
+
+    from longqa.models.packaged import assembled_path
+
+    profile = _tiny_profile(tmp_path, monkeypatch)
+    real_open = pathlib.Path.open
+
+    class Full:  # the temporary file as on a full disk: ENOSPC at the write
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def opening(self, mode="r", *args, **kwargs):
+        handle = real_open(self, mode, *args, **kwargs)
+        return Full(handle) if "w" in mode and self.name.startswith(".tmp-") else handle
+
+    monkeypatch.setattr(pathlib.Path, "open", opening)
+    with pytest.raises(ModelError) as caught:
+        assembled_path(profile)
+    folder = config.models_dir()
+    assert str(caught.value) == (f"tiny: cannot assemble its weights in {folder} (No space left on device): it needs "
+                                 f"{profile.size:,} bytes free there, or LONGQA_MODELS_DIR naming a folder on a disk with room")
+    assert list(folder.iterdir()) == []  # nothing half-written left
+
+
+def test_assembly_into_a_read_only_folder_is_one_line_asking_for_a_writable_one(tmp_path, monkeypatch, own_models_dir):
+    import errno
+
+    from longqa.models.packaged import assembled_path
+
+    profile = _tiny_profile(tmp_path, monkeypatch)
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(files.tempfile, "mkstemp", read_only)
+    with pytest.raises(ModelError, match=r"^tiny: cannot assemble its weights in .*models \(Read-only file system\): "
+                                         r"it needs a writable folder: set LONGQA_MODELS_DIR to one$"):
+        assembled_path(profile)
