@@ -53,6 +53,32 @@ _TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u061c\u2
 
 
 def for_terminal(text: str, stream) -> str:
-    """`text` as printed on `stream`: escaped on a terminal, unchanged when piped (exact text)."""
+    """`text` as printed on `stream`: valid Unicode, then escaped on a terminal, unchanged when
+    piped (exact text)."""
+    text = valid_unicode(text)
     isatty = getattr(stream, "isatty", None)
     return _TERMINAL_UNSAFE.sub(_escape, text) if isatty is not None and isatty() else text
+
+
+# A lone surrogate is no character: a JSON string's `\udcXX` escape, or an undecodable byte
+# carried through Python's surrogateescape. Left in, the filters above never see what it becomes:
+# stdout's surrogateescape writes `\udcc2\udc9b` as the bytes of U+009B (a terminal's CSI), and
+# a strict stream raises UnicodeEncodeError.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD: text from outside (a server's reply, JSON) is
+    made valid before any filter looks at it or any stream writes it."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def valid_json(value):
+    """A decoded JSON value with every string in it, keys too, made valid (valid_unicode)."""
+    if isinstance(value, str):
+        return valid_unicode(value)
+    if isinstance(value, dict):
+        return {valid_unicode(k): valid_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [valid_json(v) for v in value]
+    return value

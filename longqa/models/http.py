@@ -33,6 +33,7 @@ from typing import Iterator
 
 from longqa import environment
 from longqa.errors import ModelError
+from longqa.names import valid_json
 
 RETRYABLE_STATUS = {429, 500, 502, 503, 504}
 BACKOFF_SECONDS = 0.5  # first wait; doubles on each retry (0.5, 1, 2 s with 3 retries)
@@ -167,7 +168,7 @@ class JsonClient:
                     if data == "[DONE]":
                         return
                     try:
-                        event = json.loads(data)
+                        event = valid_json(json.loads(data))  # "\udcc2" escapes: no lone surrogate passes
                     except ValueError:
                         raise ModelError(f"LLM server at {self.base}: malformed stream event from {path}") from None
                     if not isinstance(event, dict):
@@ -189,7 +190,7 @@ class JsonClient:
                 if len(body) > MAX_RESPONSE_BYTES:
                     raise ModelError(f"LLM server at {self.base}: answer from {path} is over "
                                      f"{MAX_RESPONSE_BYTES >> 20} MiB")
-            answer = json.loads(body.decode("utf-8"))
+            answer = valid_json(json.loads(body.decode("utf-8")))
         except (socket.timeout, TimeoutError):
             raise ModelError(f"LLM server at {self.base}: no answer from {path} in time: {deadline.expired()}") from None
         except (ValueError, OSError, http.client.HTTPException) as exc:

@@ -114,7 +114,7 @@ def test_a_readers_words_show_dimmed_as_written_then_give_way_to_the_proven_answ
     model = _profile_or_skip(profiles.QWEN_05B.name)  # the reader CI installs
     shown, code = _ask_on_terminal(manual_db, FIGURE, "-m", model)
     assert code == 0, shown
-    draft, _, after = shown.partition("\r\x1b[K")
+    draft, _, after = shown.partition("\x1b[J")  # the wipe: back to the draft's first row, cleared to the end
     assert "\x1b[2m" in draft and "850" in draft  # the reply, dimmed, before it was proven
     assert after.lstrip().startswith("850 cubic metres [")  # the proven answer in its place
     piped = run("ask", FIGURE, "-m", model, db=manual_db)
