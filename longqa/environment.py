@@ -54,10 +54,10 @@ LLM_TIMEOUT = Variable("LONGQA_LLM_TIMEOUT", "Seconds all calls to a named serve
                        "30", "not a positive number of seconds up to 86400 (a day): a one-line error, exit 1")
 LLM_PARALLEL = Variable("LONGQA_LLM_PARALLEL", "Requests sent to a named server at once when it scores "
                         "candidate answers (at most the slots llama-server reports).", "1",
-                        "not a positive whole number up to 1024: a one-line error, exit 1")
+                        "not a positive whole number up to 1000000: a one-line error, exit 1")
 THREADS = Variable("LONGQA_THREADS", "Threads a local model uses; more than the usable cores are cut to "
                    "them, with a warning.", "the cores free when the model is opened, within the CPU affinity and a container's CPU quota",
-                   "not a positive whole number up to 1024: a one-line error, exit 1")
+                   "not a positive whole number up to 1000000: a one-line error, exit 1")
 EXTRA_BUFFERS = Variable("LONGQA_EXTRA_BUFFERS", "`1` lets llama.cpp use its extra CPU buffer types "
                          "(AMX tiles, repacked blocks), `0` forbids them.",
                          "on, except on CPUs that advertise AMX", "any other value: the default")
@@ -75,7 +75,7 @@ def debug() -> bool:
 # Upper bounds: a value past them is a typo, not a wish, and a timeout far past a day overflows
 # the socket's timeout (OverflowError from Python's clock arithmetic).
 MAX_LLM_TIMEOUT_S = 86_400.0
-MAX_WORKERS = 1024  # threads or parallel requests
+MAX_WORKERS = 1_000_000  # threads or parallel requests: more are cut to the cores or the slots, with a warning
 
 
 def llm_timeout() -> float | None:

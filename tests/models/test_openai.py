@@ -453,7 +453,7 @@ def test_forced_requests_run_side_by_side_as_asked_and_the_servers_slots_allow(s
 
 def test_a_bad_parallel_setting_is_refused_when_the_server_is_opened(server, monkeypatch):
     monkeypatch.setenv("LONGQA_LLM_PARALLEL", "four")  # refused even where echo would serve
-    with pytest.raises(ModelError, match=r"^LONGQA_LLM_PARALLEL='four': expected a positive whole number up to 1024$"):
+    with pytest.raises(ModelError, match=r"^LONGQA_LLM_PARALLEL='four': expected a positive whole number up to 1000000$"):
         OpenAIGenerator(server.url)
 
 
