@@ -275,6 +275,11 @@ def _documents_in(folder: Path, fail: Callable[[str, str], None], follow_links: 
                         fail(str(path), why_unusable(path, exc if isinstance(exc, OSError) else
                                                      OSError(errno.ELOOP, "loop")))
                     continue
+            if target is not path and _special(target):
+                # Whatever its suffix: a link in a folder of documents to /dev/zero or a pipe is
+                # reported, as other links that cannot be ingested are, never passed over unsaid.
+                fail(str(path), f"symbolic link to {target}, not a regular file (a device, pipe or socket)")
+                continue
             if target.suffix.lower() not in SUPPORTED_SUFFIXES:
                 continue
             if target is not path and not follow_links and not target.is_relative_to(root):
@@ -291,6 +296,15 @@ def _documents_in(folder: Path, fail: Callable[[str, str], None], follow_links: 
             else:
                 fail(str(path), "not a regular file (a device, pipe or socket)")
     return found
+
+
+def _special(path: Path) -> bool:
+    """Whether `path` is a device, pipe or socket (neither a regular file nor a folder)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def configured_ingestor(db: sqlite_utils.Database, generator, embedder, *, structure: str = "auto",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
+import contextlib
 import importlib
+import sys
 
 import typer
 
@@ -53,6 +53,16 @@ def main() -> None:
     except _click.ClickException as exc:
         print(f"longqa: error: {shown(exc.format_message())}", file=sys.stderr)
         code = exc.exit_code
+    except BrokenPipeError:  # stdout's reader has gone (`longqa ask ... | head -1`): done, quietly
+        _output_closed()
+        code = EXIT_OK
+    except SystemExit as exc:
+        # Click turns a closed pipe into exit 1 without a word; the reader having read what it
+        # wanted is no failure, so that alone (the pipe found closed) ends with 0.
+        if exc.code != EXIT_ERROR or not _reader_gone():
+            raise
+        _output_closed()
+        code = EXIT_OK
     except (KeyboardInterrupt, *_ABORTS):
         code = 130
     except LongqaError as exc:
@@ -66,7 +76,40 @@ def main() -> None:
         code = EXIT_ERROR
     if code == 130:  # typer turns Ctrl-C into exit code 130
         print("longqa: interrupted", file=sys.stderr)
+    try:  # what is still buffered goes now, while a closed pipe can still be met quietly
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _output_closed()
+    except OSError as exc:  # a full disk under a redirected stdout, say
+        print(f"longqa: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
+        _output_closed()
+        code = EXIT_ERROR
+    except ValueError:  # stdout already closed by the caller
+        pass
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _reader_gone() -> bool:
+    """Whether stdout is a pipe whose reader has closed it (poll reports an error on it)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.__stdout__.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _output_closed() -> None:
+    """Point stdout at /dev/null: what is still buffered for the closed pipe would otherwise fail
+    again when the interpreter flushes it on exit, with a message on stderr."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
 
 
 def usage_line(exc) -> str:

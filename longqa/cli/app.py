@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -14,6 +15,7 @@ import typer
 from rich.console import Console
 
 from longqa import config
+from longqa.names import valid_unicode
 from longqa.store import open_db
 
 app = typer.Typer(
@@ -26,8 +28,6 @@ app = typer.Typer(
 )
 inspect_app = typer.Typer(help="Look inside the store: documents, trees, nodes.", no_args_is_help=True)
 app.add_typer(inspect_app, name="inspect")
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 DbOption = typer.Option(None, "-d", "--db", help="SQLite store (default: $LONGQA_DB or the data directory).")
 JsonOption = typer.Option(False, "--json", help="Print one JSON document on stdout and nothing else.")
@@ -48,14 +48,21 @@ def _no_color() -> bool:
 UNBOUNDED_WIDTH = 100_000
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich's own handling exits 1 without a word; a reader that has read enough (`| head -1`)
+        # is no failure: cli.main ends the command quietly with 0, whatever wrote to the pipe.
+        raise BrokenPipeError(errno.EPIPE, "the output's reader has closed the pipe")
+
+
 def console_out() -> Console:
     width = None if sys.stdout.isatty() else UNBOUNDED_WIDTH
-    return Console(no_color=_no_color(), highlight=False, soft_wrap=False, width=width)
+    return _Console(no_color=_no_color(), highlight=False, soft_wrap=False, width=width)
 
 
 def console_err() -> Console:
     width = None if sys.stderr.isatty() else UNBOUNDED_WIDTH  # `--explain`'s tables, as stdout's
-    return Console(stderr=True, no_color=_no_color(), highlight=False, soft_wrap=True, width=width)
+    return _Console(stderr=True, no_color=_no_color(), highlight=False, soft_wrap=True, width=width)
 
 
 def print_json(data: Any) -> None:
@@ -67,7 +74,7 @@ def print_json(data: Any) -> None:
     if not_finite:
         shown = ", ".join(not_finite[:5]) + (f" and {len(not_finite) - 5} more" if len(not_finite) > 5 else "")
         sys.stderr.write(f"longqa: warning: numbers that are not finite written as null: {shown}\n")
-    sys.stdout.write(_LONE_SURROGATE.sub("\ufffd", text))
+    sys.stdout.write(valid_unicode(text))
 
 
 def _finite(value: Any, where: str, not_finite: list[str]) -> Any:

@@ -108,3 +108,23 @@ def test_an_empty_home_is_treated_as_unset():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert not done.stdout.startswith("/s.db") and done.stdout.strip().endswith("/s.db")
+
+
+def test_a_link_to_a_device_is_reported_whatever_its_name(tmp_path, db_path):
+    # Once passed over without a word (its target has no document suffix) while other links were reported.
+    tree = tmp_path / "manuals"
+    tree.mkdir()
+    (tree / "boiler.md").write_text(DOC)
+    (tree / "zero.txt").symlink_to("/dev/zero")
+    (tree / "zero").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "queue")
+    (tree / "queue.md").symlink_to(tmp_path / "queue")
+    files, failed = expand_inputs([str(tree)])
+    assert files == [(tree / "boiler.md").resolve()]
+    assert reasons(failed) == {
+        "zero.txt": "symbolic link to /dev/zero, not a regular file (a device, pipe or socket)",
+        "zero": "symbolic link to /dev/zero, not a regular file (a device, pipe or socket)",
+        "queue.md": f"symbolic link to {tmp_path / 'queue'}, not a regular file (a device, pipe or socket)"}
+    result = run("ingest", tree, db=db_path)
+    assert result.returncode == 3 and "Traceback" not in result.stderr, result.stderr
+    assert "zero.txt: symbolic link to /dev/zero, not a regular file" in result.stderr
