@@ -166,8 +166,10 @@ class Ingestor:
             else:
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
                 problem = f"the store cannot be written ({reason})"
-            raise StoreError(f"{problem}; the document is stored, but some of its leaves have no vectors: "
-                             "run `longqa reindex` once the store can be written") from None
+            error = StoreError(f"{problem}; the document is stored, but some of its leaves have no vectors: "
+                               "run `longqa reindex` once the store can be written")
+            error.problem = problem  # what the files after it are told: true of them too, unlike the rest
+            raise error from None
 
     def _graph(self, doc_id: int, result: IngestResult) -> str | None:
         """The document's graph, built unless a current one (same content, same edges) is stored;

@@ -126,6 +126,7 @@ def ingest(
     for result in failed:  # on stderr with --json too: stdout keeps its one JSON document
         err.print(failure_line(result), markup=False, highlight=False)
     stopped: LongqaError | None = None
+    stopped_at = ""  # the file the batch stopped at
     with _progress(show_progress) as progress:
         tally = {"pages": 0, "worked": 0, "worked_seconds": 0.0}  # what the columns below show
         task = progress.add_task("ingest", total=len(files), unit="files", **tally)
@@ -143,8 +144,11 @@ def ingest(
 
             ingestor.graph.on_progress = graph_progress
         for path in files:
-            if stopped is not None:  # each file the batch did not reach is still named
-                result = IngestResult(path=as_text(str(path)), status="failed", error=f"not tried: {shown(stopped)}")
+            if stopped is not None:  # each file the batch did not reach is still named, and said not stored
+                # Only the problem: "the document is stored" in the stopping file's error is true of it alone.
+                why = getattr(stopped, "problem", None) or str(stopped)
+                result = IngestResult(path=as_text(str(path)), status="failed",
+                                      error=f"not stored: the batch stopped at {shown(stopped_at)} ({shown(why)})")
             else:
                 progress.update(task, description=_short(path))
                 try:
@@ -152,7 +156,7 @@ def ingest(
                 except LongqaError as exc:  # the store or a model: no later file could succeed
                     if not any(r.status != "failed" for r in results):
                         raise  # nothing done: the command failed (exit 1), as one error line
-                    stopped = exc
+                    stopped, stopped_at = exc, as_text(str(path))
                     result = IngestResult(path=as_text(str(path)), status="failed", error=shown(exc))
             results.append(result)
             if result.status == "failed":

@@ -146,8 +146,9 @@ def test_disk_full_ends_the_batch_naming_every_file(tmp_path, db_path, monkeypat
     lines = failure_lines(err)
     assert len(lines) == 3 and "Traceback" not in err
     assert lines[0].endswith("b.md: cannot write to the store (No space left on device)")
-    assert lines[1].endswith("c.md: not tried: cannot write to the store (No space left on device)")
-    assert lines[2].endswith("d.md: not tried: cannot write to the store (No space left on device)")
+    stop = tmp_path / "b.md"
+    assert lines[1].endswith(f"c.md: not stored: the batch stopped at {stop} (cannot write to the store (No space left on device))")
+    assert lines[2].endswith(f"d.md: not stored: the batch stopped at {stop} (cannot write to the store (No space left on device))")
     assert stored_titles(db_path) == ["a.md"]
 
     # Nothing stored at all: the command failed, one error line and exit 1 ("nothing done").
@@ -155,6 +156,32 @@ def test_disk_full_ends_the_batch_naming_every_file(tmp_path, db_path, monkeypat
                                      "-d", tmp_path / "other.db")
     assert code == 1
     assert err.splitlines() == ["longqa: error: cannot write to the store (No space left on device)"]
+
+
+def test_a_disk_full_at_the_vectors_says_which_documents_are_stored_and_which_are_not(tmp_path, db_path,
+                                                                                       monkeypatch, capsys):
+    # Once every file after the stop repeated "the document is stored": they were not.
+    names = ["a.md", "b.md", "c.md", "d.md"]
+    for name in names:
+        (tmp_path / name).write_text(DOC.replace("Handbook", name))
+    real_embed = ingest_module.embed_pending
+
+    def embed_until_full(db, embedder, doc_id):
+        if db.execute("SELECT path FROM documents WHERE id = ?", [doc_id]).fetchone()[0].endswith("b.md"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_embed(db, embedder, doc_id)
+
+    monkeypatch.setattr(ingest_module, "embed_pending", embed_until_full)
+    code, out, err = ingest_in_process(monkeypatch, capsys, *(tmp_path / n for n in names), "-d", db_path)
+    assert code == 3
+    lines = failure_lines(err)
+    assert len(lines) == 3 and "Traceback" not in err
+    assert lines[0].endswith("b.md: the store cannot be written (No space left on device); the document is stored, "
+                             "but some of its leaves have no vectors: run `longqa reindex` once the store can be written")
+    for line, name in zip(lines[1:], ("c.md", "d.md")):
+        assert line.endswith(f"{name}: not stored: the batch stopped at {tmp_path / 'b.md'} "
+                             "(the store cannot be written (No space left on device))"), line
+    assert stored_titles(db_path) == ["a.md", "b.md"]
 
 
 def test_a_full_store_raises_for_the_batch_and_keeps_what_was_stored(tmp_path, db_path):
@@ -195,7 +222,8 @@ def test_a_write_error_on_the_store_file_is_one_line_per_file(tmp_path, db_path)
     lines = failure_lines(result.stderr)
     assert len(lines) == 2 and "Traceback" not in result.stderr
     assert "big0.md: the store cannot be written (" in lines[0]
-    assert "big1.md: not tried: the store cannot be written (" in lines[1]
+    assert f"big1.md: not stored: the batch stopped at {big[0]} (the store cannot be written (" in lines[1]
+    assert "the document is stored" not in lines[1]
     # Text and tree are stored before vectors: big0 may be in the store without (all) its vectors,
     # never half a document; the next ingest, with room to write, finishes the job.
     assert stored_titles(db_path) in (["Handbook"], ["Big", "Handbook"])
