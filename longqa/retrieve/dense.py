@@ -41,7 +41,10 @@ def unavailable_reason(db: sqlite_utils.Database, model: str) -> str | None:
     if stale:
         return stale
     if not len(load_vectors(db, model)):
-        return "the store has no vectors (documents were ingested without an embedder)"
+        # No cause is stated as fact: an ingest (`--force` too) stores a document's new tree
+        # before its vectors, so this is also what an ask sees while the only document is rewritten.
+        return ("the store has no vectors yet (an ingest still embedding its leaves, or documents stored "
+                "without an embedder: `longqa ingest` of the same files or `longqa reindex` completes them)")
     return None
 
 

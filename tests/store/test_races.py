@@ -236,3 +236,20 @@ def test_reindex_passes_over_a_document_reingested_meanwhile_and_goes_on(tmp_pat
         by_doc = dict(conn.execute("SELECT n.doc_id, group_concat(DISTINCT e.model) FROM embeddings e "
                                    "JOIN nodes n ON n.id = e.node_id GROUP BY n.doc_id").fetchall())
     assert by_doc == {ids[0]: FakeEmbedder.name, ids[1]: "other-embedder"}
+
+
+def test_an_ask_while_the_only_document_is_rewritten_says_only_what_is_true(tmp_path, db_path):
+    # An ask landing between `ingest --force` storing the new tree and its vectors once said the
+    # documents "were ingested without an embedder": they were not.
+    db, path = open_db(db_path), handbook(tmp_path)
+    Ingestor(db=db, embedder=FakeEmbedder()).ingest(path)
+    seen = []
+
+    def ask_now():
+        pipeline = make_pipeline(open_db(db_path, readonly=True))
+        seen.extend(pipeline.retrieve_context(QUESTION).notes)
+
+    result = Ingestor(db=db, embedder=HookedEmbedder(ask_now), force=True).ingest(path)
+    assert result.status == "updated" and seen, seen
+    dense = [note for note in seen if note.startswith("dense retrieval off")]
+    assert dense and "without an embedder)" not in dense[0] and "an ingest still embedding its leaves" in dense[0], seen
