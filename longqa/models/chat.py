@@ -9,6 +9,7 @@ holds a turn that the text opened or closed; what is shown and quoted is always 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -19,6 +20,26 @@ from longqa.errors import ModelError
 class Message:
     role: str  # system | user | assistant
     content: str
+
+
+# The control-token spellings of the common chat formats (ChatML, Llama 3 and Phi `<|...|>`,
+# DeepSeek's full-width `<｜...｜>`, Gemma's turns, Mistral's `[INST]`, the usual BOS and EOS):
+# broken in text sent to a model that no profile describes, beside whatever its server declares.
+COMMON_MARKERS = ("<|", "|>", "<\uff5c", "\uff5c>", "<start_of_turn>", "<end_of_turn>", "[INST]", "[/INST]",
+                  "<s>", "</s>", "<bos>", "<eos>")
+# Tokens as a chat template spells them: `<|im_start|>`, `<start_of_turn>`, `[INST]`.
+_TEMPLATE_TOKEN = re.compile(r"<[|\uff5c]|[|\uff5c]>|</?[A-Za-z][A-Za-z0-9_]{1,40}>|\[/?[A-Z][A-Z_]{1,30}\]")
+
+
+def markers_in(*texts: str | None) -> tuple[str, ...]:
+    """The control-token spellings a model declares: those in its chat template and its BOS and
+    EOS tokens (as llama-server's /props gives them), for a model no profile describes."""
+    found: list[str] = []
+    for text in texts:
+        for token in _TEMPLATE_TOKEN.findall(text or ""):
+            if token not in found:
+                found.append(token)
+    return tuple(found)
 
 
 def defuse(text: str, markers: tuple[str, ...]) -> str:

@@ -51,7 +51,7 @@ from longqa import tokens as cl100k
 from longqa.errors import ModelError
 from longqa.models import profiles
 from longqa.models.base import SCORES_OPTIONS
-from longqa.models.chat import ChatPrompt
+from longqa.models.chat import COMMON_MARKERS, ChatPrompt, defuse, markers_in
 from longqa.models.grammar import choice, token_sequence
 from longqa.models.http import HttpStatusError, JsonClient
 from longqa.models.prompt_fit import check_fits, l2_normalise, renormalise, unique_labels
@@ -140,6 +140,7 @@ class OpenAIGenerator:
         # to /chat/completions, where the server applies the model's own template.
         self.profile = profiles.by_identity(self.model_file) if self.model_file else None
         self._said: dict[str, tuple[str, float]] = {}  # chat prompt -> (reply, its mean token logprob)
+        self._markers: tuple[str, ...] | None = None  # control-token spellings, once known (_plain)
         self.url = self.client.base
         self._tokenizers = ["tokenize", "extras/tokenize/count"]  # tried in turn; dropped when absent
         self._id_tokenizers = ["tokenize", "extras/tokenize"]  # the same, for token ids
@@ -168,7 +169,26 @@ class OpenAIGenerator:
                 self._tokenizers.pop(0)
         return cl100k.count(text)
 
+    def _plain(self, text: str) -> str:
+        """`text` as sent in a /completions prompt: llama.cpp's server parses control tokens in
+        prompt text, so a document that spells `<|im_start|>` would open a real turn there. Each
+        control marker is broken: the profile's, else those the server declares (/props: the
+        chat template, BOS and EOS) and the common formats' (models/chat.py)."""
+        if self._markers is None:
+            self._markers = self.profile.control_markers if self.profile is not None else self._declared_markers()
+        return defuse(text, self._markers)
+
+    def _declared_markers(self) -> tuple[str, ...]:
+        try:
+            props = self.client.get("props", absolute=self.client.root_url("props"))
+        except HttpStatusError:  # not llama-server: the common formats' markers alone
+            props = {}
+        declared = [props.get(key) for key in ("chat_template", "bos_token", "eos_token")]
+        found = markers_in(*(text for text in declared if isinstance(text, str)))
+        return tuple(dict.fromkeys(COMMON_MARKERS + found))
+
     def _payload(self, prompt, max_tokens, stop, grammar, temperature, **extra) -> dict:
+        prompt = self._plain(prompt)
         check_fits(self.name, self.count_tokens(prompt) + 1, max_tokens, self.n_ctx)
         # No repeat penalty, as in process: llama-cpp-python's server applies 1.1 by default, over
         # the prompt's last 64 tokens too, which turns greedy decoding elsewhere.
@@ -260,6 +280,8 @@ class OpenAIGenerator:
         of label_probs (first-token probabilities renormalised over the options)."""
         if not options:
             return []
+        # Broken here once, so that the token ids forced and the offsets echoed are those of what is sent.
+        prompt, options = self._plain(prompt), [self._plain(option) for option in options]
         if self.scoring is None:
             self._choose_scoring()
         try:
@@ -444,7 +466,7 @@ class OpenAIGenerator:
         (and in `arrivals`, when each streamed piece came and its tokens). Streamed:
         llama-cpp-python's server then computes log-probabilities for the generated tokens alone,
         while an unstreamed answer has it normalise every prompt position too."""
-        payload = {"model": self.model, "prompt": prompt, "max_tokens": len(ids), "temperature": 0.0,
+        payload = {"model": self.model, "prompt": self._plain(prompt), "max_tokens": len(ids), "temperature": 0.0,
                    "grammar": token_sequence(ids), "logprobs": 1, "stream": True}
         pieces: list[tuple[str, float]] = []
         try:
@@ -464,7 +486,8 @@ class OpenAIGenerator:
 
     def _echoed(self, prompt: str, options: list[str], max_tokens: int, *, trial: bool = False) -> list[float]:
         """One request for `options` after `prompt`; _NoEcho where the server does not echo them."""
-        texts = [prompt + option for option in options]
+        prompt = self._plain(prompt)  # its length places the options' tokens (text_offset)
+        texts = [prompt + self._plain(option) for option in options]
         payload = {"model": self.model, "prompt": texts if len(texts) > 1 else texts[0], "max_tokens": 1,
                    "temperature": 0.0, "echo": True, "logprobs": 1}
         try:

@@ -43,8 +43,9 @@ class Profile:
     # Import names of the chunk packages in order; each holds one data/partNN.bin. Empty for the
     # default, whose own package assembles it (models/defaults.py).
     packages: tuple[str, ...] = ()
-    # How the chat template's control tokens are spelled ("<|im_end|>"): document and question text
-    # is rendered with these broken, so text can never open or close a turn (models/chat.py).
+    # How the model's control tokens are spelled ("<|im_end|>"): document and question text is
+    # rendered with these broken, so text can never open or close a turn (models/chat.py), and
+    # so is every prompt sent to a server, which parses control tokens in prompt text.
     control_markers: tuple[str, ...] = ()
 
     @property
@@ -64,7 +65,9 @@ GEMMA_270M = Profile(
     name="gemma-3-270m", title="Gemma 3 270M (base), Q4_K_M", file="gemma-3-270m-q4_k_m.gguf",
     size=253_113_024, sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", gguf_name="",
     prompt_format=COMPLETION, role=CHOOSER,
-    licence="Gemma Terms of Use", extra=None)
+    licence="Gemma Terms of Use", extra=None,
+    # A base model's prompts hold no turns, but a server parses these in any prompt text.
+    control_markers=("<start_of_turn>", "<end_of_turn>", "<bos>", "<eos>"))
 
 QWEN_05B = Profile(
     name="qwen2.5-coder-0.5b", title="Qwen2.5-Coder 0.5B Instruct, Q4_K_M",
