@@ -106,3 +106,6 @@ class Limits:
     # A PDF that MuPDF had to repair (corrupt streams, broken objects) fails unless this is set,
     # in which case what could be read is stored, with a warning.
     allow_damaged: bool = False
+    # Which PDF pages are read by OCR (longqa/parse/ocr.py): auto, those without a text layer that
+    # show an image; always, every page (a text layer is ignored); never, none.
+    ocr: str = "auto"

@@ -30,7 +30,7 @@ from longqa.errors import DocumentChanged, InputError, LongqaError, StoreError
 from longqa.models.prompt_fit import PromptTooLong
 from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
-from longqa.store.documents import DocumentRecord, find_by_path, save_document
+from longqa.store.documents import DocumentRecord, find_by_path, page_ranges, parse_page_ranges, save_document
 from longqa.structure.tree_source import LlmStructurer, structure_document
 from longqa.tree_types import Node, walk
 
@@ -61,6 +61,7 @@ class IngestResult:
     # Divided by the local model as a collection of short articles, one section each (None: not
     # divided by the model).
     collection: bool | None = None
+    ocr_pages: list[int] = field(default_factory=list)  # PDF pages whose text was read by OCR
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -78,6 +79,9 @@ class Ingestor:
     max_leaf_tokens: int = 300
     limits: Limits = field(default_factory=Limits)
     on_pages: Callable[[int], None] = field(default=lambda pages: None)
+    # Told of each PDF page as it is read, and whether by OCR (seconds a page): a progress line can
+    # move while a scan is read. Its pages are counted through on_pages as they come.
+    on_page: Callable[[bool], None] = field(default=lambda ocr: None)
     graph: GraphBuilder | None = None  # ingest --graph: the information-point graph (longqa/graph)
 
     def ingest(self, path: Path) -> IngestResult:
@@ -96,13 +100,22 @@ class Ingestor:
                 result.status, result.id = "skipped", existing["id"]
                 result.pages, result.nodes = existing["pages"], existing["nodes"]
                 result.structure = existing["structure"]
+                result.ocr_pages = sorted(parse_page_ranges(existing.get("ocr_pages")))
                 result.embedded = self._embed(existing["id"])
                 result.graph = self._graph(existing["id"], result)
                 return result
-            parsed = parse_file(path, self.limits)
+            counted = 0
+
+            def page_read(ocr: bool) -> None:
+                nonlocal counted
+                counted += 1
+                self.on_pages(1)
+                self.on_page(ocr)
+
+            parsed = parse_file(path, self.limits, page_read)
             if file_digest(path) != (digest, size):  # rewritten while parsed: hash and text would disagree
                 raise InputError(path, "the file changed while it was read; ingest it again once it is written")
-            self.on_pages(parsed.pages)
+            self.on_pages(parsed.pages - counted)
             structure_notes: list[str] = []  # warnings
             remarks: list[str] = []  # not warnings: a text too short to divide, under auto
             root, source = structure_document(
@@ -114,12 +127,13 @@ class Ingestor:
                 self.annotate(root, source)
             record = DocumentRecord(
                 path=stored, sha256=digest, title=parsed.title, format=parsed.format,
-                pages=parsed.pages, structure=source, bytes=size,
+                pages=parsed.pages, structure=source, bytes=size, ocr_pages=page_ranges(parsed.ocr_pages),
             )
             self._ready_embedder()
             result.id = save_document(self.db, record, root)
             result.status = "updated" if existing else "added"
             result.pages, result.structure, result.warnings = parsed.pages, source, notes
+            result.ocr_pages = list(parsed.ocr_pages)
             result.structure_note = "; ".join(structure_notes + remarks) or None
             if source == "llm" and self.llm_structurer is not None:
                 result.collection = self.llm_structurer.report.collection

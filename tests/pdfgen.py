@@ -123,6 +123,25 @@ def image_only_pdf(path: Path) -> Path:
     return path
 
 
+def scanned_pdf(source: Path, path: Path, *, dpi: int = 200, pages: set[int] | None = None,
+                metadata: bool = False) -> Path:
+    """`source` with its pages (1-based `pages`, every page when None) replaced by pictures of
+    themselves, rendered in grey at `dpi` as a scanner would: pages with no text layer. The other
+    pages are copied as they are; `metadata` keeps the source's (a title), which a scan lacks."""
+    with pymupdf.open(source) as src, pymupdf.open() as doc:
+        for number, page in enumerate(src, start=1):
+            if pages is not None and number not in pages:
+                doc.insert_pdf(src, from_page=number - 1, to_page=number - 1)
+                continue
+            picture = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+            new = doc.new_page(width=page.rect.width, height=page.rect.height)
+            new.insert_image(new.rect, stream=picture.tobytes("png"))
+        if metadata:
+            doc.set_metadata(src.metadata or {})
+        doc.save(path, deflate=True)
+    return path
+
+
 def zero_page_pdf(path: Path) -> Path:
     """A syntactically valid PDF whose page tree is empty (PyMuPDF refuses to save one itself)."""
     path.write_bytes(

@@ -17,6 +17,7 @@ from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, inte
 from longqa.config import Limits
 from longqa.errors import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, LongqaError
 from longqa.ingest import IngestResult, configured_ingestor, expand_inputs
+from longqa.parse.ocr import MODES as OCR_MODES
 from longqa.names import as_text, shown
 from longqa.structure.tree_source import MODES
 from longqa.cli.models import EmbedModelOption, EmbedUrlOption, LlmUrlOption, ModelOption, option_value
@@ -94,6 +95,10 @@ def ingest(
         DEFAULT_NICE, "--nice", min=0, max=19,
         help="Lower this ingest's CPU priority by N (0: unchanged), so that an `ask` meanwhile keeps its speed.",
     ),
+    ocr: str = typer.Option(
+        DEFAULT_LIMITS.ocr, "--ocr",
+        help="Read PDF pages by OCR: auto (pages without a text layer) | always (every page) | never.",
+    ),
 ) -> None:
     """Parse documents into trees and store them (unchanged files are skipped)."""
     lower_priority(nice)
@@ -103,6 +108,8 @@ def ingest(
         raise typer.BadParameter("choose from attention, cosine", param_hint="--edges")
     if points not in ("auto", "extractive", "generated"):
         raise typer.BadParameter("choose from auto, extractive, generated", param_hint="--points")
+    if ocr not in OCR_MODES:
+        raise typer.BadParameter(f"choose from {', '.join(OCR_MODES)}", param_hint="--ocr")
     if paths == ["-"]:
         paths = read_paths(sys.stdin)
     files, failed = expand_inputs(paths, follow_links=follow_links)
@@ -114,7 +121,8 @@ def ingest(
     # It is the structurer profile (models/profiles.py) unless -m or $LONGQA_MODEL names another.
     generator = lambda: load_generator(option_value(model) or STRUCTURER.name, llm_url)  # noqa: E731
     limits = Limits(max_mb=max_mb, max_pages=max_pages, max_line_chars=max_line_chars,
-                    max_headings=max_headings, llm_max_tokens=llm_max_tokens, allow_damaged=allow_damaged)
+                    max_headings=max_headings, llm_max_tokens=llm_max_tokens, allow_damaged=allow_damaged,
+                    ocr=ocr)
     ingestor = configured_ingestor(store, generator, embedder, structure=structure, summaries=summaries,
                                    force=force, limits=limits)
     err = console_err()
@@ -136,6 +144,13 @@ def ingest(
             progress.update(task, **tally)
 
         ingestor.on_pages = count_pages
+        current: dict[str, Path | None] = {"path": None}
+
+        def page_read(by_ocr: bool) -> None:  # a scan's pages take seconds each: say what is going on
+            if by_ocr and current["path"] is not None:
+                progress.update(task, description=_short(current["path"], NAME_WIDTH - 6) + " (OCR)")
+
+        ingestor.on_page = page_read
         if ingestor.graph is not None:  # a second bar: the graph's input tokens, with its own ETA
             graph_task = progress.add_task("  graph", total=None, unit="tokens", visible=False)
 
@@ -150,6 +165,7 @@ def ingest(
                 result = IngestResult(path=as_text(str(path)), status="failed",
                                       error=f"not stored: the batch stopped at {shown(stopped_at)} ({shown(why)})")
             else:
+                current["path"] = path
                 progress.update(task, description=_short(path))
                 try:
                     result = ingestor.ingest(path)
@@ -185,7 +201,11 @@ def ingest(
         print_json({"documents": [r.as_dict() for r in results], "failed": n_failed})
     elif not quiet:
         counts = {s: sum(1 for r in results if r.status == s) for s in ("added", "updated", "skipped", "failed")}
-        err.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to ingest")
+        summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to ingest"
+        read = sum(len(r.ocr_pages) for r in results if r.status in ("added", "updated"))
+        if read:
+            summary += f" ({read:,} page{'s' if read != 1 else ''} read by OCR)"
+        err.print(summary)
     raise typer.Exit(exit_code(results))
 
 
@@ -239,9 +259,9 @@ def read_paths(stream) -> list[str]:
 NAME_WIDTH = 18  # the file name's share of the progress line: 80 columns hold it, a bar and the figures
 
 
-def _short(path: Path) -> str:
+def _short(path: Path, width: int = NAME_WIDTH) -> str:
     name = shown(path.name)
-    return name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 3] + "..."
+    return name if len(name) <= width else name[:width - 3] + "..."
 
 
 def _already_done(result: IngestResult) -> bool:

@@ -49,3 +49,4 @@ class ParsedDocument:
     outline: list[OutlineEntry] = field(default_factory=list)
     format: str = "text"  # pdf | markdown | html | text
     warnings: list[str] = field(default_factory=list)  # read, but not cleanly (a repaired PDF)
+    ocr_pages: list[int] = field(default_factory=list)  # PDF pages whose text was read by OCR

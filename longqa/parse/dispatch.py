@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable
 
 from longqa.config import Limits
 from longqa.errors import InputError
@@ -38,9 +39,11 @@ _BINARY_KINDS = [
 ]
 
 
-def parse_file(path: Path, limits: Limits | None = None) -> ParsedDocument:
+def parse_file(path: Path, limits: Limits | None = None,
+               on_page: Callable[[bool], None] | None = None) -> ParsedDocument:
     """Parse one file; raise InputError with a one-line reason when it cannot be read or is over
-    one of `limits` (the defaults of config.Limits when not given)."""
+    one of `limits` (the defaults of config.Limits when not given). A PDF tells `on_page` of each
+    page as it is read, and whether OCR read it."""
     limits = limits or Limits()
     suffix = path.suffix.lower()
     _check_size(path, limits)
@@ -48,7 +51,7 @@ def parse_file(path: Path, limits: Limits | None = None) -> ParsedDocument:
     if b"%PDF-" in head[:1024] or suffix == ".pdf":  # a .pdf without the magic gets the PDF reader's reason
         from longqa.parse.pdf import parse_pdf
 
-        doc = parse_pdf(path, limits)
+        doc = parse_pdf(path, limits, on_page)
     else:
         doc = _parse_text_file(path, suffix, head)
     if not any(block.text.strip() for block in doc.blocks):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -25,6 +26,52 @@ class DocumentRecord:
     pages: int
     structure: str
     bytes: int
+    ocr_pages: str = ""  # pages whose text was read by OCR, as page_ranges() writes them
+
+
+def page_ranges(pages: list[int]) -> str:
+    """[3, 7, 8, 9] -> "3,7-9"."""
+    runs: list[str] = []
+    for n in sorted(set(pages)):
+        if runs and runs[-1].rsplit("-", 1)[-1] == str(n - 1):
+            runs[-1] = f"{runs[-1].split('-')[0]}-{n}"
+        else:
+            runs.append(str(n))
+    return ",".join(runs)
+
+
+def parse_page_ranges(text: str | None) -> set[int]:
+    """"3,7-9" -> {3, 7, 8, 9}; '' or None -> set()."""
+    pages: set[int] = set()
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        pages.update(range(int(low), int(high or low) + 1))
+    return pages
+
+
+def ocr_label(start: int, end: int, ocr_pages: set[int]) -> str:
+    """What a citation adds to a page span some of whose pages were read by OCR: ", OCR" when all of
+    them were, ", OCR on p. 12" (or "pp. 12-13") when only some were, '' when none was."""
+    read = sorted(n for n in ocr_pages if start <= n <= end)
+    if not read:
+        return ""
+    if len(read) == end - start + 1:
+        return ", OCR"
+    return ", OCR on " + (f"p. {read[0]}" if len(read) == 1 else f"pp. {page_ranges(read).replace(',', ', ')}")
+
+
+def ocr_pages_of(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, set[int]]:
+    """Id -> pages read by OCR, for the documents that have any (of `doc_ids`, or all). A store
+    from before OCR was recorded has none."""
+    try:
+        rows = db.execute("SELECT id, ocr_pages FROM documents WHERE ocr_pages != ''").fetchall()
+    except sqlite3.OperationalError:  # no such column: read-only and not yet migrated
+        return {}
+    wanted = None if doc_ids is None else set(doc_ids)
+    return {row[0]: parse_page_ranges(row[1]) for row in rows if wanted is None or row[0] in wanted}
 
 
 @dataclass(frozen=True)
@@ -144,20 +191,20 @@ def save_document(
         existing = conn.execute("SELECT id FROM documents WHERE path = ?", (record.path,)).fetchone()
         fields = (
             record.sha256, record.title, record.format, record.pages, root.tokens,
-            len(nodes), record.structure, record.bytes, now(),
+            len(nodes), record.structure, record.bytes, now(), record.ocr_pages,
         )
         if existing:
             doc_id = existing[0]
             _delete_nodes(conn, doc_id)
             conn.execute(
                 "UPDATE documents SET sha256=?, title=?, format=?, pages=?, tokens=?, nodes=?, "
-                "structure=?, bytes=?, added=? WHERE id=?",
+                "structure=?, bytes=?, added=?, ocr_pages=? WHERE id=?",
                 (*fields, doc_id),
             )
         else:
             doc_id = conn.execute(
                 "INSERT INTO documents (sha256, title, format, pages, tokens, nodes, structure, "
-                "bytes, added, path) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "bytes, added, ocr_pages, path) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (*fields, record.path),
             ).lastrowid
         _insert_nodes(conn, doc_id, root)

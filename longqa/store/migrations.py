@@ -139,6 +139,13 @@ M004_GRAPH_LEAVES = """
         );
 """
 
+# The PDF pages whose text was read by OCR (longqa/parse/ocr.py), as "3,7-9" ('' for none), so
+# that `inspect` and citations can say "p. 12, OCR".
+M005_OCR_PAGES = """
+        ALTER TABLE documents ADD COLUMN ocr_pages TEXT NOT NULL DEFAULT '';
+"""
+
 # (name, SQL script). Each runs in one transaction together with its record in _migrations.
 MIGRATIONS = [("m001_initial", M001_INITIAL), ("m002_vector_state", M002_VECTOR_STATE),
-              ("m003_graph", M003_GRAPH), ("m004_graph_leaves", M004_GRAPH_LEAVES)]
+              ("m003_graph", M003_GRAPH), ("m004_graph_leaves", M004_GRAPH_LEAVES),
+              ("m005_ocr_pages", M005_OCR_PAGES)]

@@ -158,7 +158,7 @@ def _blank(tmp_path):
         (_truncated, "damaged PDF"),
         (_text, "not a valid PDF (no PDF header; the content looks like plain text)"),
         (_empty, "not a valid PDF (the file is empty)"),
-        (lambda tmp: image_only_pdf(tmp / "scan.pdf"), "no text layer (scanned or image-only PDF; OCR is not supported)"),
+        (lambda tmp: image_only_pdf(tmp / "scan.pdf"), "no text layer (scanned or image-only PDF"),
         (_blank, "no text found (all 2 pages are blank)"),
         (lambda tmp: zero_page_pdf(tmp / "zero.pdf"), "PDF has no pages"),
     ],

@@ -34,9 +34,10 @@ def counts(db):
 def test_store_is_wal_and_migrated_once(db_path):
     db = open_db(db_path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert [r[0] for r in db.execute("SELECT name FROM _migrations")] == ["m001_initial", "m002_vector_state", "m003_graph", "m004_graph_leaves"]
+    assert [r[0] for r in db.execute("SELECT name FROM _migrations")] == [
+        "m001_initial", "m002_vector_state", "m003_graph", "m004_graph_leaves", "m005_ocr_pages"]
     open_db(db_path)  # reopening applies nothing twice
-    assert db.execute("SELECT count(*) FROM _migrations").fetchone()[0] == 4
+    assert db.execute("SELECT count(*) FROM _migrations").fetchone()[0] == 5
 
 
 class _ConnectionPlugin:

@@ -104,7 +104,7 @@ def test_a_store_from_a_newer_longqa_is_not_written(tmp_path, db_path):
         conn.execute("PRAGMA user_version = 99")
     conn.close()  # the last connection: its log is merged into the file, which is all there is now
     before = hashlib.sha256(db_path.read_bytes()).hexdigest()
-    with pytest.raises(StoreError, match=r"newer longqa \(store schema version 99, this longqa knows up to 4\)"):
+    with pytest.raises(StoreError, match=r"newer longqa \(store schema version 99, this longqa knows up to 5\)"):
         open_db(db_path)
     removed = run("rm", "manual.md", db=db_path)
     assert removed.returncode == 1 and removed.stderr.count("\n") == 1
