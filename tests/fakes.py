@@ -230,13 +230,14 @@ class OutlineGenerator:
 
 class FakeReader(FakeGenerator):
     """The scripted generator as a reader profile (an instruction-tuned model, models/profiles.py):
-    its chat prompts are the messages joined, and its reply to the reader's prompt is `said`;
-    `certainty` is its probability of whatever it said."""
+    its chat prompts are the messages joined, and its reply to the reader's prompt is `said` (or
+    `said(prompt)`); `certainty` is its probability of whatever it said; label choices are made
+    by `choose` as for the FakeGenerator (uniform when it favours none)."""
 
-    def __init__(self, said: str = "unknown", certainty: float = 0.9, **options):
+    def __init__(self, said="unknown", certainty: float = 0.9, **options):
         from longqa.models.profiles import QWEN_05B
 
-        super().__init__(reply=lambda prompt, grammar: said, **options)
+        super().__init__(reply=lambda prompt, grammar: said(prompt) if callable(said) else said, **options)
         self.profile, self.name, self.certainty = QWEN_05B, QWEN_05B.stem, certainty
 
     def chat_prompt(self, messages) -> str:

@@ -10,7 +10,8 @@ from longqa.ask.answer.citations import cited_numbers, citation_list
 from longqa.ask.context import Passage, Quote, render
 from longqa.ask.search.relevance import EvidenceCheck
 from longqa.ask.search.steps import Step
-from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
+from longqa.ask.answer.grounded import Grounding, quote_of
+from longqa.ask.answer.outcome import Outcome, settle
 from longqa.retrieve.fusion import Fused
 
 
@@ -41,13 +42,18 @@ class Refined:
     def context(self) -> str:
         return render(self.passages)
 
-    def as_json(self, answer: str | None = None, cited: list[int] | None = None, grounding=None) -> dict:
+    def as_json(self, answer: str | None = None, cited: list[int] | None = None, grounding=None,
+                outcome=None) -> dict:
+        """The `ask --json` document; `outcome` (answer/outcome.py) says whether anything is
+        answered (None: no answer was asked for)."""
         analysis = self.analysis.as_dict()
         analysis["evidence"] = self.analysis.evidence
         return {
             "question": self.question,
             "answer": answer,
             "answer_mode": grounding.mode if grounding else None,
+            "declined": grounding.declined if grounding and grounding.declined else None,
+            "declined_answer_mode": grounding.answered_as if grounding and grounding.answered_as else None,
             "quotes": [q.as_dict() for q in grounding.quotes] if grounding else [],
             "candidates": grounding.candidates if grounding else [],
             "draft": grounding.draft if grounding else None,
@@ -59,7 +65,7 @@ class Refined:
             "context_tokens": self.context_tokens,
             "steps": [step.to_json() for step in self.steps],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
-            "found": self.found and answered(answer, grounding),
+            "found": self.found and (outcome is None or outcome.answered),
             "confidence": None if grounding is None or grounding.confidence is None else round(grounding.confidence, 4),
             "unsure": bool(grounding and grounding.unsure),
             "alternatives": [alternative(c) for c in grounding.alternatives] if grounding else [],
@@ -78,6 +84,12 @@ class AskResult:
     refined: Refined
     answer: str | None  # None when the store holds nothing relevant
     grounding: Grounding | None = None  # quotes and the candidates the answer was chosen from
+    outcome: Outcome | None = None  # what is shown and whether anything is answered (None: nothing relevant)
+
+    def __post_init__(self):
+        if self.answer is not None and self.outcome is None:
+            self.outcome = settle(self.answer, self.grounding)
+            self.answer = self.outcome.answer
 
     @property
     def question(self) -> str:
@@ -97,8 +109,9 @@ class AskResult:
 
     @property
     def found(self) -> bool:
-        """Something relevant was found and an answer chosen ("The documents do not say." is no answer)."""
-        return self.refined.found and answered(self.answer, self.grounding)
+        """Something relevant was found and the outcome answers it ("The documents do not say."
+        answers nothing: exit 4)."""
+        return self.refined.found and self.outcome is not None and self.outcome.answered
 
     @property
     def cited(self) -> list[int]:
@@ -108,15 +121,7 @@ class AskResult:
         return list(dict.fromkeys(numbers))
 
     def as_json(self) -> dict:
-        return self.refined.as_json(self.answer, self.cited, self.grounding)
-
-
-def answered(answer: str | None, grounding) -> bool:
-    """Whether an answer was chosen: "The documents do not say." is none, however it came about
-    (the ranker's pick, a reader's sure "unknown", a model's own words), and so exits 4."""
-    if grounding is not None and grounding.mode == "none":
-        return False
-    return not (answer or "").strip().startswith(NO_ANSWER)
+        return self.refined.as_json(self.answer, self.cited, self.grounding, self.outcome)
 
 
 class AnswerStream:

@@ -434,9 +434,17 @@ class AnswerSettings:
         "its signals, reader_confidence.py; else its own probability, the per-token geometric mean)",
         "the midpoint of a calibrated probability: right as often as wrong; bench/reader_confidence.py "
         "check shows the share it leaves sure", high=1)
-    reader_unknown_sure: float = tunable(
-        0.5, "a reader's 'unknown' at least this probable is 'The documents do not say.' (exit 4); a less sure "
-        "one leaves the choice to the span ranker, shown unsure", "not fitted: the midpoint", high=1)
+    reader_decline: float = tunable(
+        0.0, "a reader's proven answer whose calibrated confidence is below this is declined: 'The documents do "
+        "not say.' (exit 4), the answer kept first among the alternatives (ask/answer/outcome.py)",
+        "chosen on the tune half with bench/refusal.py: the most unanswerable questions declined while at most "
+        "5% of right answers are lost", high=1)
+    declined_alternatives: int = tunable(3, "candidates shown beside 'The documents do not say.'",
+                                         "a display cap, not swept", low=0)
+    selection_tokens_out: int = tunable(
+        32, "token cap of the reader's reply naming sentences (a verdict and its sentence, or up to seven numbers)",
+        "a cap, not swept: seven bracketed numbers", low=4)
+    selection_most: int = tunable(7, "most sentences a selection reply quotes", "a summary's longest, not swept", low=1)
 
 
 @dataclass(frozen=True)

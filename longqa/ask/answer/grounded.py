@@ -31,7 +31,7 @@ NO_ANSWER = "The documents do not say."
 class Grounding:
     """What the answer stage decided, beside the answer text itself."""
 
-    mode: str  # span | yesno | letter | computed | sentence | free | quoted | none
+    mode: str  # read | verdict | selection | letter | computed | span | yesno | sentence | free | quoted | summary | none
     quotes: list[Quote] = field(default_factory=list)
     candidates: list[dict] = field(default_factory=list)  # the scored candidates, best first
     focused: list[focus.Sentence] = field(default_factory=list)
@@ -42,6 +42,11 @@ class Grounding:
     pool: list = field(default_factory=list)  # every candidate read, with its features (for the bench)
     # What a reader's confidence was computed from (reader_confidence.SIGNALS; the eval records them)
     signals: dict = field(default_factory=dict)
+    # A reader's answer as a candidate (text without its citation, the sentence proving it): what
+    # the alternatives start with when the outcome declines it (outcome.py)
+    shown: object = None
+    declined: str = ""  # why the outcome gives no answer ("" when it gives one)
+    answered_as: str = ""  # the mode of an answer the outcome declined
 
 
 def quote_of(sentence: focus.Sentence) -> Quote:

@@ -8,13 +8,16 @@ passages, and the answer counts only where it stands word for word in the docume
    sentence of the passage it names, else in another focused sentence, else anywhere in the
    context. The located slice of the stored text (a figure widened to its unit) is the answer and
    its sentence the quote; what the model wrote is never shown as found.
-3. A reply that cannot be proven goes to the span ranker as its draft (choose.py), which picks
-   among spans copied from the sentences as for any model. "unknown" from a reader sure of it is
-   "The documents do not say." (exit 4); from an unsure one, the ranker's pick, marked unsure.
-4. Yes/no questions get Yes or No and the sentence that decides it: the passage the reader named,
-   when one of its sentences agrees with the verdict, else the best agreeing sentence.
-Confidence is the reader's own probability of its reply (the geometric mean of its tokens'),
-with the candidates the ranker read as alternatives.
+3. "unknown" is the reader's judgement, not the decision: its best answer is asked for in the same
+   conversation, and how sure it was that the passages do not say is a signal of the confidence.
+   A reply that cannot be proven is asked once more to be copied exactly; if it still cannot be,
+   the documents do not say (exit 4), with the span ranker's candidates (which never pick the
+   answer) as the alternatives.
+4. The reader then checks its proven answer against the sentence that proves it (check.py); that
+   probability, its own and the ranker's agreement make the answer's calibrated confidence
+   (reader_confidence.py), on which the answer is shown, shown unsure or declined (outcome.py).
+Yes/no questions and those answered by whole sentences are read over numbered sentences
+(selection.py).
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ from dataclasses import dataclass
 
 from longqa.ask import prompts
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import grounded, reader_confidence
+from longqa.ask.answer import check, focus, grounded, reader_confidence
+from longqa.ask.answer.candidates import Candidate
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
 from longqa.ask.settings import in_effect
 from longqa.models import profiles
 from longqa.models.base import SCORES_OPTIONS, supports
+from longqa.models.chat import Message
 from longqa.text import spans
 
 _CITED = re.compile(r"\s*[\[(](\d{1,3})[\])]\s*\.?\s*$")
@@ -41,6 +46,18 @@ _VERDICT = re.compile(r"^(yes|no)\b[\s,.:;!-]*", re.I)
 _SAME = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
                        "\u2014": "-", "\u2212": "-", "\u00a0": " "})
 _EDGE = " \t\n\"'`.,;:!?()[]{}*"
+_CODE_OPENING = re.compile(r"^(?:\.|--?)[A-Za-z]")  # a dot-command (".tables") or a flag ("--force")
+
+
+def trimmed(text: str) -> str:
+    """`text` without quotes, brackets and punctuation around it; the dot or dash that opens a
+    dot-command or a flag is part of the answer."""
+    text = text.strip(" \t\n").rstrip(_EDGE)
+    opening = text.lstrip(_EDGE)
+    at = len(text) - len(opening)
+    if at and _CODE_OPENING.match(text[at - 1:]) and (at < 2 or text[at - 2] not in ".-"):
+        return text[at - 1:]
+    return opening
 
 
 @dataclass
@@ -64,7 +81,7 @@ def parse(raw: str, yesno: bool = False) -> Reply:
     match = _CITED.search(text)
     if match:
         cited, text = int(match.group(1)), text[:match.start()]
-    core = _REFERENCES.sub(" ", text).strip(_EDGE)
+    core = trimmed(_REFERENCES.sub(" ", text))
     core = " ".join(core.split())
     unknown = core.casefold().rstrip(".") == prompts.READER_UNKNOWN
     verdict = None
@@ -94,7 +111,7 @@ def _normalised(text: str) -> tuple[str, list[int]]:
 
 def locate(answer: str, text: str) -> tuple[int, int] | None:
     """Offsets of `answer` in `text` after normalisation, on word boundaries; None when absent."""
-    needle = _normalised(answer.strip(_EDGE))[0].strip()
+    needle = _normalised(trimmed(answer))[0].strip()
     if not needle:
         return None
     hay, where = _normalised(text)
@@ -118,10 +135,26 @@ def prove(reply: Reply, focused: list[Sentence], context: list[Sentence]) -> tup
         if id(sentence) in seen:
             continue
         seen.add(id(sentence))
-        found = locate(reply.answer, sentence.text)
-        if found is not None:
-            return sentence, found[0], found[1]
+        for said in spellings(reply.answer):
+            found = locate(said, sentence.text)
+            if found is not None:
+                return sentence, found[0], found[1]
     return None
+
+
+_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                 "fifteen sixteen seventeen eighteen nineteen twenty").split()
+_COUNT = re.compile(r"^(\d{1,2})\b(.*)$")
+
+
+def spellings(answer: str) -> list[str]:
+    """The answer, then the same count written in words where it is a small number ("3 pumps",
+    "three pumps"): documents write counts up to twenty in words, and the reader often gives
+    digits. What is shown is still the stored text's own slice."""
+    match = _COUNT.match(answer.strip())
+    if match is None or int(match.group(1)) >= len(_NUMBER_WORDS):
+        return [answer]
+    return [answer, _NUMBER_WORDS[int(match.group(1))] + match.group(2)]
 
 
 FIGURE_KINDS = ("quantity", "date", "month", "time", "frequency")
@@ -170,7 +203,7 @@ def own_probability(generator, prompt: str, said: str) -> float:
 class Settled:
     """What a reply comes to before the span ranker is asked anything."""
 
-    how: str  # verdict | unknown (sure of it) | unknown-unsure | read (proven) | unproven
+    how: str  # verdict | unknown | read (proven) | unproven
     sentence: Sentence | None = None  # for "read": where the answer stands ...
     start: int = 0  # ... and its slice of that sentence, a figure widened to its unit
     end: int = 0
@@ -181,13 +214,12 @@ class Settled:
 
 
 def settle(reply: Reply, focused: list[Sentence], context: list[Sentence]) -> Settled:
-    """Where a reply stands: a verdict, an "unknown" the reader is sure of or not, an answer
-    proven word for word in the sentences, or an answer the documents do not hold."""
+    """Where a reply stands: a verdict, "unknown", an answer proven word for word in the
+    sentences, or an answer the documents do not hold."""
     if reply.verdict is not None:
         return Settled("verdict")
     if reply.unknown:
-        sure = reply.probability >= in_effect().answer.reader_unknown_sure
-        return Settled("unknown" if sure else "unknown-unsure")
+        return Settled("unknown")
     proven = prove(reply, focused, context) if reply.said else None
     if proven is None:
         return Settled("unproven")
@@ -198,63 +230,77 @@ def settle(reply: Reply, focused: list[Sentence], context: list[Sentence]) -> Se
 def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sentence], prompt: str,
            fallback, on_draft=None) -> tuple[str, Grounding]:
     """The answer line and its grounding (see the module's docstring). `fallback(draft, model)` is
-    the span ranker's choice given the reader's reply as its draft, the shortlist scored by the
-    model or (model False: for the alternatives of a proven answer) by the prior stage alone."""
+    the span ranker given the reply as its draft; it never picks the answer here: its candidates,
+    ranked without the model (model False), are the alternatives shown beside the reader's
+    answer, or beside "The documents do not say." when the reader's answer cannot stand."""
     reply = read(generator, prompt, asked, on_draft)
     settled = settle(reply, focused, context)
-    if settled.how == "verdict":
-        return _verdict(generator, reply, asked, focused, context)
-    if settled.how == "unknown":
-        return NO_ANSWER, Grounding(mode="none", focused=focused, draft=reply.raw,
-                                    confidence=reply.probability, unsure=False)
-    if settled.how == "unknown-unsure":
-        text, grounding = fallback("", True)
-        grounding.unsure = True
-        return text, grounding
-    if settled.how == "unproven":  # never shown as found: the ranker picks among copied spans instead
-        return fallback(reply.answer if reply.said else "", True)
+    said_unknown = 0.0
+    if settled.how == "unknown":  # its best answer, whose standing the confidence decides
+        said_unknown = reply.probability
+        reply = read_again(generator, asked, focused, reply, prompts.READER_BEST_GUESS)
+        settled = settle(reply, focused, context)
+    copied_again = settled.how == "unproven"
+    if copied_again:
+        reply = read_again(generator, asked, focused, reply, prompts.READER_COPY_AGAIN)
+        settled = settle(reply, focused, context)
+    if settled.how != "read":  # "unknown", or an answer the documents do not hold word for word
+        _, grounding = fallback("", False)
+        grounding.mode, grounding.draft = "none", reply.raw
+        grounding.confidence, grounding.unsure = reply.probability, False
+        return NO_ANSWER, grounding
     sentence, shown = settled.sentence, settled.shown
     # The ranker reads the sentences without the reply: its candidates are the alternatives, and
     # whether it picks the same answer is a signal of the confidence.
     _, grounding = fallback("", False)
     grounding.mode, grounding.draft = "read", reply.raw
     grounding.quotes = [quote_of(sentence)]
-    _sure(grounding, generator, asked, reply, shown, named=sentence.passage.n == reply.cited,
-          in_focus=any(s is sentence for s in focused))
+    checked = check.asked_of(generator, asked.question, sentence.text, shown)
+    confident(grounding, generator, asked, probability=reply.probability, shown=shown,
+              named=sentence.passage.n == reply.cited, in_focus=any(s is sentence for s in focused),
+              verdict=False, checked=checked, said_unknown=said_unknown, copied_again=copied_again)
     grounding.alternatives = [c for c in grounding.alternatives if c.text.casefold() != shown.casefold()][:2]
+    grounding.shown = as_candidate(shown, "read", sentence, grounding.confidence)
     return f"{shown} [{sentence.passage.n}]", grounding
 
 
-def _sure(grounding: Grounding, generator, asked: Asked, reply: Reply, shown: str, *, named: bool,
-          in_focus: bool) -> None:
+def as_candidate(text: str, kind: str, sentence: Sentence, probability: float | None) -> Candidate:
+    """A reader's answer as a candidate: what the alternatives show when the outcome declines it."""
+    return Candidate(text, kind, sentence, source="reader", probability=probability or 0.0)
+
+
+def messages(asked: Asked, passages: str) -> list[Message]:
+    """The reader's conversation: the fixed system message, then the passages and the question (a
+    lettered question's stem and its options)."""
+    question = asked.stem if asked.letters else asked.question
+    return [Message("system", prompts.READER_SYSTEM),
+            Message("user", prompts.reader_message(question, passages, asked.letters))]
+
+
+def read_again(generator, asked: Asked, focused: list[Sentence], reply: Reply, request: str) -> Reply:
+    """The reader's next reply after `request` (its best answer instead of "unknown", or its
+    answer copied exactly): the same conversation continued, so the passages' states are reused,
+    not read again."""
+    again = generator.chat_prompt(messages(asked, focus.render(focused)) + [
+        Message("assistant", reply.raw.strip()), Message("user", request)])
+    second = read(generator, again, asked)
+    return second if second.raw.strip() else reply
+
+
+def confident(grounding: Grounding, generator, asked: Asked, *, probability: float, shown: str, named: bool,
+              in_focus: bool, verdict: bool, checked: float | None, said_unknown: float = 0.0,
+              copied_again: bool = False) -> None:
     """The grounding's confidence and unsure flag: the reader's fitted table over the reply's
     signals where its profile has one (reader_confidence.py), else its own probability."""
     top = grounding.candidates[0] if grounding.candidates else {}
-    probability = max((c.get("probability", 0.0) for c in grounding.candidates
-                       if reader_confidence.same_answer(shown, c.get("text", ""))), default=0.0)
+    ranked = max((c.get("probability", 0.0) for c in grounding.candidates
+                  if reader_confidence.same_answer(shown, c.get("text", ""))), default=0.0)
     grounding.signals = reader_confidence.signals(
-        probability=reply.probability, ranker_top=top.get("text", ""), ranker_probability=probability,
+        probability=probability, ranker_top=top.get("text", ""), ranker_probability=ranked,
         named_passage=named, in_focus=in_focus, answer=shown, question=asked.question,
-        verdict=reply.verdict is not None)
+        verdict=verdict, checked=checked, selection=grounding.mode == "selection", said_unknown=said_unknown,
+        copied_again=copied_again)
     profile = profiles.profile_of(generator)
     fitted = reader_confidence.calibrated(profile.name if profile else None, grounding.signals)
-    grounding.confidence = reply.probability if fitted is None else fitted
+    grounding.confidence = probability if fitted is None else fitted
     grounding.unsure = grounding.confidence < in_effect().answer.reader_sure
-
-
-def _verdict(generator, reply: Reply, asked: Asked, focused: list[Sentence], context: list[Sentence]) -> tuple[str, Grounding]:
-    """Yes or No, quoting the named passage's sentence that agrees with it, else the best agreeing
-    focused sentence; a verdict no sentence agrees with is quoted by the best focused sentence."""
-    settings = in_effect().answer
-    ranked = sorted(focused, key=lambda s: -s.score)
-    named = [s for s in ranked if s.passage.n == reply.cited]
-    sentence = (grounded.verdict_quote(reply.verdict, asked, named) if named else None) \
-        or grounded.verdict_quote(reply.verdict, asked, ranked[:settings.verdict_sentences]) \
-        or (named or ranked or [None])[0]
-    grounding = Grounding(mode="yesno", focused=focused, draft=reply.raw)
-    _sure(grounding, generator, asked, reply, reply.verdict,
-          named=sentence is not None and sentence.passage.n == reply.cited, in_focus=sentence is not None)
-    if sentence is None:
-        return reply.verdict, grounding
-    grounding.quotes = [quote_of(sentence)]
-    return f"{reply.verdict} [{sentence.passage.n}]", grounding

@@ -14,6 +14,7 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
+from longqa.ask.answer import check
 from longqa.linear import Stage, read_stage
 from longqa.probabilities import sigmoid
 from longqa.text.words import content_terms
@@ -30,12 +31,17 @@ SIGNALS = {
     "answer_words": "log(1 + words) of the answer: long replies are more often a sentence's fragment",
     "repeats_question": "share of the answer's content words the question already says",
     "verdict": "a Yes/No reply (its probability means something else than a span's)",
+    "selection": "sentences the reader selected (a how/why/steps or summary reply), not a span",
+    "checked": "the reader's log-odds that the quoted sentence states the answer, asked on its own (check.py)",
+    "said_unknown": "the reader's probability of its first reply, 'unknown', before it was asked for its best answer",
+    "copied_again": "the first reply was not word for word in the documents; this one was asked to be copied",
 }
 
 
 def signals(*, probability: float, ranker_top: str, ranker_probability: float, named_passage: bool,
-            in_focus: bool, answer: str, question: str, verdict: bool) -> dict[str, float]:
-    """The named signals of one proven reply."""
+            in_focus: bool, answer: str, question: str, verdict: bool, checked: float | None = None,
+            selection: bool = False, said_unknown: float = 0.0, copied_again: bool = False) -> dict[str, float]:
+    """The named signals of one proven reply (`checked`: the reader's check, None when not asked)."""
     said = set(content_terms(answer))
     asked = set(content_terms(question))
     return {
@@ -47,6 +53,10 @@ def signals(*, probability: float, ranker_top: str, ranker_probability: float, n
         "answer_words": math.log1p(len(answer.split())),
         "repeats_question": len(said & asked) / len(said) if said else 0.0,
         "verdict": float(verdict),
+        "selection": float(selection),
+        "checked": check.log_odds(checked),
+        "said_unknown": said_unknown,
+        "copied_again": float(copied_again),
     }
 
 

@@ -1,11 +1,16 @@
 """The answer stage: focus the refined context to a few sentences, then answer from them.
 
-- Short-answer questions (facts, numbers, names, yes/no, lettered options): the answer is chosen
-  among spans copied from the focused sentences (grounded.py), so it carries its own quote.
-- Broad questions (abstractive, or R_q >= in_effect().answer.long_scope): a streamed free-text answer from sentences
-  spread over the selected passages; each answer sentence is traced back to a source sentence.
-The generator reads a prompt of a few hundred tokens either way, which is what makes the first
-token fast on a laptop CPU.
+With a reader (an instruction-tuned profile) every question goes to the reader, and the question
+only chooses the form of the reply it asks for:
+- a fact (a number, a name, a term; lettered options): the reader's short answer, proven word for
+  word (reader.py); a figure computed over a table row is proven by the rows it quotes (tables.py);
+- a verdict (yes/no): Yes or No with the sentence that decides it (selection.py);
+- sentences (how/why/steps, a summary, a passage to quote): the sentences the reader selects by
+  number, quoted in document order (selection.py).
+With a completion (base) model the short answer is chosen among spans copied from the focused
+sentences (choose.py), and a broad question is quoted or written in free text. Either way one
+outcome (outcome.py) says what is shown and whether anything is answered. The generator reads a
+prompt of a few hundred tokens, which is what makes the first token fast on a laptop CPU.
 """
 
 from __future__ import annotations
@@ -15,11 +20,10 @@ from typing import Iterator
 
 from longqa.ask import prompts
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import choose, focus, grounded, hops, summary
+from longqa.ask.answer import choose, focus, grounded, hops, outcome, reader, selection, summary
 from longqa.ask.context import Passage
 from longqa.ask.settings import in_effect
 from longqa.models import profiles, skill
-from longqa.models.chat import Message
 from longqa.models.base import KEEPS_PREFIX, Generator, supports
 
 # The answer is one line; a base model that would go on to invent the next
@@ -37,7 +41,8 @@ def answer_settings(qtype: str, scope: float, want: str = "any") -> tuple[bool, 
 
 @dataclass
 class AnswerPlan:
-    """What the generator will read and how it answers: `short` (a chosen span or option), `summary`
+    """What the generator will read and how it answers: `short` (a reader's proven answer, a chosen
+    span or option), `verdict` and `selection` (a reader's reply over numbered sentences), `summary`
     (quoted points) or `free` (the model's words, or the best sentences quoted)."""
 
     mode: str
@@ -67,13 +72,12 @@ def plan_answer(asked: Asked, passages: list[Passage], qtype: str, scope: float,
     # A multi-hop question's answer sits beside its bridge entity, not beside its own words.
     hop = hops.applies(asked, qtype, long_form)
     bridges = hops.second_hop(asked, found, embedder) if hop else []
-    reads = profiles.is_reader(generator) and not long_form
-    window = in_effect().answer.reader_focus_tokens if reads else in_effect().answer.focus_tokens
+    if profiles.is_reader(generator):
+        return _reader_plan(asked, found, long_form, max_tokens, bridges, embedder, generator)
+    window = in_effect().answer.focus_tokens
     chosen = focus.select(found, in_effect().answer.spread_tokens if long_form else window, spread=long_form)
     text = focus.render(chosen)
-    if reads:
-        prompt = reader_prompt(generator, asked, text)
-    elif letters:
+    if letters:
         prompt = prompts.choice_prompt(asked.stem, letters, text)
     elif long_form:
         prompt = prompts.answer_prompt(question, text, long_form=True)
@@ -83,35 +87,60 @@ def plan_answer(asked: Asked, passages: list[Passage], qtype: str, scope: float,
     return AnswerPlan(mode, prompt, chosen, long_form, max_tokens, found, bridges, embedder)
 
 
+def reply_form(asked: Asked, long_form: bool) -> str:
+    """The form of reply a reader is asked for: `short` (a fact, a lettered option), `verdict`
+    (a yes/no question) or `selection` (sentences: how/why/steps, a summary, a passage)."""
+    if asked.letters:
+        return "short"
+    if asked.want == "yesno":
+        return "verdict"
+    if asked.want in ("summary", "sentence") or long_form:
+        return "selection"
+    return "short"
+
+
+def _reader_plan(asked: Asked, found: list[focus.Sentence], long_form: bool, max_tokens: int, bridges,
+                 embedder, generator) -> AnswerPlan:
+    """A reader's plan: the best sentences in its window (a summary's from the section it names,
+    spread over the passages), in the prompt of the form its reply takes."""
+    form = reply_form(asked, long_form)
+    window = in_effect().answer.reader_focus_tokens
+    pool = summary.in_section(found, asked.section) if asked.want == "summary" else found
+    chosen = focus.select(pool, window, spread=form == "selection")
+    if form == "short":
+        prompt = reader_prompt(generator, asked, focus.render(chosen))
+    else:
+        prompt = selection.prompt_for(generator, asked, selection.numbered(chosen))
+    return AnswerPlan(form, prompt, chosen, form == "selection", max_tokens, found, bridges, embedder)
+
+
 def reader_prompt(generator, asked: Asked, passages: str) -> str:
-    """A reader's chat prompt: the fixed system message, then the passages and the question (a
-    lettered question's stem and its options)."""
-    question = asked.stem if asked.letters else asked.question
+    """A reader's chat prompt (reader.messages): the fixed system message, then the passages and
+    the question."""
     if supports(generator, KEEPS_PREFIX):  # the fixed system turn is read once, then kept
         generator.keep_prefix(generator.chat_head(prompts.READER_SYSTEM))
-    return generator.chat_prompt([Message("system", prompts.READER_SYSTEM),
-                                  Message("user", prompts.reader_message(question, passages, asked.letters))])
+    return generator.chat_prompt(reader.messages(asked, passages))
 
 
 def run_answer(generator: Generator, asked: Asked, plan: AnswerPlan, grounding: list,
                on_draft=None) -> Iterator[str]:
     """The answer's text pieces; the Grounding (quotes, candidates) is appended to `grounding`.
-    A reader's reply, before it is proven, goes to `on_draft` piece by piece as it is written."""
-    if plan.mode == "short":
-        text, found = choose.choose_short(generator, asked, plan.focused, plan.prompt, plan.sentences,
-                                          plan.bridges, plan.embedder, on_draft=on_draft)
+    A reader's reply, before it is proven, goes to `on_draft` piece by piece as it is written.
+    Every answer but a completion model's free text is settled (outcome.py) before it is shown."""
+    if plan.mode in ("short", "verdict", "selection") or not writes_free_text(generator):
+        if plan.mode == "short":
+            text, found = choose.choose_short(generator, asked, plan.focused, plan.prompt, plan.sentences,
+                                              plan.bridges, plan.embedder, on_draft=on_draft)
+        elif plan.mode == "verdict":
+            text, found = selection.verdict(generator, asked, plan.focused, on_draft)
+        elif plan.mode == "selection":
+            text, found = selection.selected(generator, asked, plan.focused, on_draft)
+        elif plan.mode == "summary":
+            text, found = summary.summarise(asked, plan.sentences)
+        else:
+            text, found = grounded.quote_answer(plan.focused, asked.question)
         grounding.append(found)
-        yield text
-        return
-    if plan.mode == "summary" and not writes_free_text(generator):
-        text, found = summary.summarise(asked, plan.sentences)
-        grounding.append(found)
-        yield text
-        return
-    if not writes_free_text(generator):
-        text, found = grounded.quote_answer(plan.focused, asked.question)
-        grounding.append(found)
-        yield text
+        yield outcome.settle(text, found).answer
         return
     collected: list[str] = []
     for piece in stream_free(generator, plan.prompt, plan.max_tokens, plan.long_form):

@@ -32,7 +32,7 @@ def summarise(asked: Asked, sentences: list[Sentence]) -> tuple[str, Grounding]:
     centrality = [_mean_overlap(bag, bags) for bag in bags]
     top_centrality = max(centrality) or 1.0
     value = [r + c / top_centrality for r, c in zip(relevance, centrality)]
-    size = max(MIN_POINTS, min(MAX_POINTS, round(len(pool) ** 0.5)))
+    size = size_of(len(pool))
     trade = in_effect().answer.summary_diversity
     chosen: list[int] = []
     while len(chosen) < min(size, len(pool)):
@@ -43,6 +43,12 @@ def summarise(asked: Asked, sentences: list[Sentence]) -> tuple[str, Grounding]:
     points = sorted((pool[i] for i in chosen), key=lambda s: s.order)
     text = "\n".join(f"- {' '.join(s.text.split())} [{s.passage.n}]" for s in points)
     return text, Grounding(mode="summary", quotes=[quote_of(s) for s in points], focused=points)
+
+
+def size_of(candidates: int) -> int:
+    """How many points a summary of `candidates` sentences has: about their square root, three to
+    seven (never more than there are)."""
+    return min(candidates, max(MIN_POINTS, min(MAX_POINTS, round(candidates ** 0.5))))
 
 
 def in_section(sentences: list[Sentence], number: str) -> list[Sentence]:

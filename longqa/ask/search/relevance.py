@@ -44,7 +44,9 @@ META_WORDS = frozenset(
     "mentioned mentions document documents paper article text passage passages detail details "
     "detailed main key important information describe described explain explained "
     # verbs that only frame a question ("What happens if ...", "What does NTU mean?")
-    "happen happens happened say says said tell tells told get gets got mean means meant".split()
+    "happen happens happened say says said tell tells told get gets got mean means meant "
+    # where in a document, not what about: "Summarise section 3", "What does chapter 2 cover?"
+    "section sections chapter chapters clause clauses appendix annex".split()
 )
 # A request to quote ("Quote the clauses of the lease related to X"): only X is the
 # topic; the words of the request are in no document and say nothing about relevance.

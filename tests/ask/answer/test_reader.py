@@ -4,11 +4,15 @@ word in the stored text, and never shown as found when it is not there."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import math
+import re
 
 import pytest
 
+from longqa.ask import prompts
 from longqa.ask.answer import reader, reader_confidence
+from longqa.ask.settings import DEFAULTS
 from longqa.errors import LongqaError
 from longqa.models.profiles import QWEN_05B
 from longqa.ask.answer.grounded import NO_ANSWER
@@ -90,32 +94,119 @@ def test_a_proven_reply_is_the_answer_with_its_sentence_as_the_quote(tmp_path, m
     assert result.grounding.confidence == pytest.approx(0.9) and not result.grounding.unsure
 
 
-def test_a_reply_the_documents_do_not_hold_is_never_shown_as_found(tmp_path):
+def test_a_reply_the_documents_do_not_hold_is_asked_again_then_declined(tmp_path):
     pipeline = _pipeline(tmp_path, "within 7 seconds [1]")
     result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
-    assert "7 seconds" not in result.answer  # the ranker chose among copied spans instead
-    assert result.grounding.mode != "read"
-    assert result.grounding.draft == "within 7 seconds"
+    assert result.answer == NO_ANSWER and not result.found  # never shown, and no span picked instead
+    assert result.grounding.mode == "none" and result.grounding.draft == "within 7 seconds [1]"
+    assert result.grounding.quotes == [] and result.as_json()["found"] is False
+    generated = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"]
+    assert len(generated) == 2 and prompts.READER_COPY_AGAIN in generated[1]  # the same conversation, once more
+    assert generated[1].startswith(generated[0])
+    # the ranker's candidates, which never pick the answer, are the nearest ones shown beside it
+    assert result.grounding.alternatives and all(c.sentence is not None for c in result.grounding.alternatives)
 
 
-def test_a_sure_unknown_is_the_documents_do_not_say(tmp_path):
-    pipeline = _pipeline(tmp_path, "unknown", certainty=0.8)
+@pytest.mark.parametrize("certainty", [0.8, 0.2])
+def test_unknown_is_asked_for_the_best_answer_and_declined_when_there_is_none(tmp_path, certainty):
+    pipeline = _pipeline(tmp_path, "unknown", certainty=certainty)
     result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
     assert result.answer == NO_ANSWER and not result.found
-    assert result.as_json()["found"] is False
+    assert result.as_json()["found"] is False and result.as_json()["declined"] == "no answer found"
+    generated = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"]
+    assert len(generated) == 2 and prompts.READER_BEST_GUESS in generated[1]
 
 
-def test_an_unsure_unknown_leaves_the_choice_to_the_ranker_marked_unsure(tmp_path):
-    pipeline = _pipeline(tmp_path, "unknown", certainty=0.2)
+def test_the_best_answer_after_unknown_stands_with_that_judgement_among_its_signals(tmp_path):
+    replies = iter(["unknown", "within 10 seconds [1]"])
+    pipeline = _pipeline(tmp_path, lambda prompt: next(replies), certainty=0.7)
     result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
-    assert result.grounding.unsure
+    assert result.found and result.answer.startswith("within 10 seconds")
+    assert result.grounding.signals["said_unknown"] == pytest.approx(0.7)
 
 
-def test_a_yes_no_reply_is_the_verdict_quoted_by_an_agreeing_sentence(tmp_path):
-    pipeline = _pipeline(tmp_path, "Yes [1]")
-    result = pipeline.answer("Do the emergency diesel generators start within 10 seconds of a grid loss?")
-    assert result.answer.startswith("Yes [") and result.grounding.mode == "yesno"
-    assert "diesel generators start within 10 seconds" in result.grounding.quotes[0].text
+def _numbered(fact: str, verdict: str = ""):
+    """A reply naming the numbered sentence that holds `fact`, after `verdict` when one is given."""
+    def said(prompt: str) -> str:
+        number = re.search(r"\[(\d+)\] [^\n]*" + re.escape(fact), prompt).group(1)
+        return f"{verdict} [{number}]".strip()
+    return said
+
+
+@pytest.mark.parametrize("favoured, shown", [("Yes", "Yes"), ("No", "No")])
+def test_a_verdict_is_read_from_the_readers_probabilities_and_quotes_the_sentence_it_names(
+        tmp_path, favoured, shown):
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    fact = "diesel generators start within 10 seconds"
+    reader_ = FakeReader(_numbered(fact, "Yes"), choose=lambda prompt, labels: favoured if favoured in labels else None)
+    result = make_pipeline(db, reader_).answer(
+        "Do the emergency diesel generators start within 10 seconds of a grid loss?")
+    assert result.found and result.grounding.mode == "verdict"
+    assert result.answer.startswith(f"{shown} [")
+    assert fact in result.grounding.quotes[0].text
+    generated = [prompt for kind, prompt in reader_.calls if kind == "generate"]
+    assert prompts.READER_SELECT_SYSTEM in generated[0]  # read over numbered sentences
+
+
+def test_a_verdict_carries_the_readers_probability_that_the_sentences_do_not_say(tmp_path):
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    reader_ = FakeReader(_numbered("Fuel assemblies are replaced", "No"),
+                         choose=lambda prompt, labels: "unknown" if "unknown" in labels else None)
+    result = make_pipeline(db, reader_).answer("Do the fuel assemblies contain thorium?")
+    assert result.grounding.signals["said_unknown"] == pytest.approx(0.8)
+    assert "Fuel assemblies are replaced" in result.grounding.quotes[0].text
+
+
+def test_a_how_question_is_answered_by_the_sentences_the_reader_selects_in_document_order(tmp_path):
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    first, second = "1,200 litres per minute", "diesel generators start within 10 seconds"
+
+    def said(prompt: str) -> str:  # the later sentence named first
+        return f"{_numbered(second)(prompt)} {_numbered(first)(prompt)}"
+
+    result = make_pipeline(db, FakeReader(said)).answer(
+        "How does the plant keep the coolant moving and power its pumps after a grid loss?")
+    assert result.found and result.grounding.mode == "selection"
+    texts = [quote.text for quote in result.grounding.quotes]
+    assert len(texts) == 2 and first in texts[0] and second in texts[1]  # in document order
+    lines = result.answer.splitlines()
+    assert len(lines) == 2 and all(line.startswith("- ") for line in lines)
+
+
+def test_a_selection_naming_no_sentence_shown_is_declined(tmp_path):
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    result = make_pipeline(db, FakeReader("[999]")).answer("How are the fuel assemblies replaced?")
+    assert result.answer == NO_ANSWER and not result.found
+
+
+def test_a_proven_answer_below_the_decline_threshold_is_declined_and_kept_as_an_alternative(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)  # no fitted table: its own probability
+    reader_confidence.table_of.cache_clear()
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    settings = DEFAULTS.but(answer=replace(DEFAULTS.answer, reader_decline=0.5))
+    question = "How quickly do the emergency diesel generators start after a grid loss?"
+    try:
+        sure = make_pipeline(db, FakeReader("within 10 seconds [1]", 0.9), settings=settings).answer(question)
+        unsure = make_pipeline(db, FakeReader("within 10 seconds [1]", 0.3), settings=settings).answer(question)
+    finally:
+        reader_confidence.table_of.cache_clear()
+    assert sure.found and sure.answer.startswith("within 10 seconds")
+    assert unsure.answer == NO_ANSWER and not unsure.found and unsure.quotes == []
+    shown = unsure.as_json()
+    assert shown["declined"] == "below the reader's confidence" and shown["declined_answer_mode"] == "read"
+    assert shown["alternatives"][0]["text"] == "within 10 seconds"
+    assert "diesel generators start within 10 seconds" in shown["alternatives"][0]["quote"]["text"]
+
+
+def test_the_reader_checks_its_answer_against_the_sentence_that_proves_it(tmp_path):
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    reader_ = FakeReader("within 10 seconds [1]", choose=lambda prompt, labels: "No" if prompts.CHECK_SYSTEM in prompt else None)
+    result = make_pipeline(db, reader_).answer("How quickly do the emergency diesel generators start after a grid loss?")
+    checks = [prompt for kind, prompt in reader_.calls if kind == "label_probs" and prompts.CHECK_SYSTEM in prompt]
+    assert len(checks) == 1
+    assert "Sentence: The emergency diesel generators start within 10 seconds" in checks[0]
+    assert "Answer: within 10 seconds" in checks[0]
+    assert result.grounding.signals["checked"] == pytest.approx(math.log(0.2 / 0.8))
 
 
 def test_the_reader_reads_its_own_chat_prompt_and_no_completion_prompt(tmp_path):
@@ -132,7 +223,7 @@ def test_a_proven_reply_records_the_signals_its_confidence_is_made_of(tmp_path):
     signals = result.grounding.signals
     assert set(signals) == set(reader_confidence.SIGNALS)
     assert signals["own_logprob"] == pytest.approx(math.log(0.9))
-    assert signals["in_focus"] == 1.0 and signals["verdict"] == 0.0
+    assert signals["in_focus"] == 1.0 and signals["verdict"] == 0.0 and signals["selection"] == 0.0
     assert signals["repeats_question"] == 0.0  # "10 seconds" says nothing the question says
 
 
