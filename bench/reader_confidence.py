@@ -1,13 +1,16 @@
 """Fit, per reader profile, how sure a proven answer is (longqa/ask/answer/reader_confidence.py),
 and check the fit on the other half.
 
-    python bench/reader_confidence.py fit TUNE_RESULTS --profile NAME [--out PATH]
-    python bench/reader_confidence.py check REPORT_RESULTS --profile NAME
+    python bench/reader_confidence.py fit TUNE_RESULTS --profile NAME [--negatives TUNE_NEGATIVES] [--out PATH]
+    python bench/reader_confidence.py check REPORT_RESULTS --profile NAME [--negatives REPORT_NEGATIVES]
 
 TUNE_RESULTS / REPORT_RESULTS: an eval report with per-question records (`per_question`) or the
 results file (.jsonl) a run of `longqa eval -m NAME` wrote, whose records carry the reader's
-signals. Only answers the reader gave and the documents proved (answer_mode read or yesno) are
-used; right means token F1 >= 0.5. `fit` chooses the L2 strength by cross-validation by question
+signals. Only answers the reader gave and the documents proved (answer_mode read, verdict or
+selection) are used; right means token F1 >= 0.5. NEGATIVES: the same half asked without each
+question's own documents (`longqa eval --without-own-docs`), whose proven answers are all wrong:
+with them the confidence also learns what an answer to a question the documents do not answer
+looks like, the decision bench/refusal.py sets a threshold on. `fit` chooses the L2 strength by cross-validation by question
 (log loss, 5 folds), prints the out-of-fold reliability table and the uncalibrated one (the
 reader's own probability) beside it, and writes the weights with their provenance. `check`
 prints the reliability table of the shipped table on another half, and the share shown sure with
@@ -37,14 +40,21 @@ from longqa.probabilities import sigmoid  # noqa: E402
 
 NAMES = list(reader_confidence.SIGNALS)
 LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
-READ_MODES = ("read", "yesno")
+READ_MODES = ("read", "verdict", "selection")
 
 
-def records(path: Path) -> list[dict]:
-    """The scored, proven reader answers of a report or a results file."""
-    text = path.read_text(encoding="utf-8")
-    rows = json.loads(text)["per_question"] if path.suffix == ".json" else [json.loads(line) for line in text.splitlines() if line.strip()]
-    return [r for r in rows if r.get("f1") is not None and r.get("answer_mode") in READ_MODES and r.get("signals")]
+def records(path: Path, negatives: Path | None = None) -> list[dict]:
+    """The scored, proven reader answers of a report or a results file, and those of a negatives
+    run, each given F1 0 (and an id of its own, so its fold is its question's)."""
+    def proven(file: Path) -> list[dict]:
+        text = file.read_text(encoding="utf-8")
+        rows = json.loads(text)["per_question"] if file.suffix == ".json" else [json.loads(line) for line in text.splitlines() if line.strip()]
+        return [r for r in rows if r.get("answer_mode") in READ_MODES and r.get("signals")]
+
+    found = [r for r in proven(path) if r.get("f1") is not None]
+    if negatives is not None:
+        found += [{**r, "f1": 0.0} for r in proven(negatives)]
+    return found
 
 
 def arrays(rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -80,7 +90,7 @@ def sure_line(p: np.ndarray, f1: np.ndarray, threshold: float) -> str:
 
 
 def fit(args) -> int:
-    rows = records(args.results)
+    rows = records(args.results, args.negatives)
     if len(rows) < 2 * FOLDS:
         print(f"{args.results}: {len(rows)} proven reader answers with signals; too few to fit")
         return 1
@@ -106,6 +116,7 @@ def fit(args) -> int:
              "provenance": {"command": "python bench/reader_confidence.py " + " ".join(sys.argv[1:]),
                             "commit": commit(), "date": datetime.date.today().isoformat(),
                             "data_sha256": hashlib.sha256(args.results.read_bytes()).hexdigest()[:16],
+                            "negatives": args.negatives.name if args.negatives else None,
                             "profile": args.profile, "answers": len(rows), "lambda": lam,
                             "label": f"token F1 >= {RIGHT}", "out_of_fold_ece": round(ece, 4),
                             "out_of_fold_log_loss": round(losses[lam], 4)}}
@@ -119,7 +130,7 @@ def fit(args) -> int:
 
 
 def check(args) -> int:
-    rows = records(args.results)
+    rows = records(args.results, args.negatives)
     path = args.table or reader_confidence.TABLES / f"{args.profile}.json"
     stage = stage_from(json.loads(path.read_text(encoding="utf-8")))
     x, _, f1 = arrays(rows)
@@ -143,10 +154,12 @@ def main() -> int:
     f.add_argument("results", type=Path)
     f.add_argument("--profile", required=True)
     f.add_argument("--out", type=Path)
+    f.add_argument("--negatives", type=Path)
     c = sub.add_parser("check")
     c.add_argument("results", type=Path)
     c.add_argument("--profile", required=True)
     c.add_argument("--table", type=Path)
+    c.add_argument("--negatives", type=Path)
     args = parser.parse_args()
     return fit(args) if args.command == "fit" else check(args)
 

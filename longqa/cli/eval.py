@@ -97,6 +97,9 @@ def eval_command(
     results: Optional[Path] = typer.Option(None, "--results", help="Per-question results JSONL to resume "
                                            "(default: under the work dir, named by the settings)."),
     fresh: bool = typer.Option(False, "--fresh", help="Discard earlier results for these settings."),
+    without_own: bool = typer.Option(False, "--without-own-docs", help="Ask each question of its dataset's "
+                                     "documents without its own (corpus protocol): how often the answer "
+                                     "stage says the documents do not say, where they do not."),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON report to this file."),
     markdown: Optional[Path] = typer.Option(None, "--markdown", help="Also write a Markdown summary to this "
                                             "file: a row per system and per dataset, the command, commit, "
@@ -114,6 +117,8 @@ def eval_command(
         raise typer.BadParameter(f"choose from {', '.join(CORPORA)}", param_hint="--corpus")
     if half not in HALVES:
         raise typer.BadParameter(f"choose from {', '.join(HALVES)}", param_hint="--half")
+    if without_own and protocol != "corpus":
+        raise typer.BadParameter("needs the corpus protocol", param_hint="--without-own-docs")
     ask_settings = settings_from(assignments, settings_file)
     changed = {name: value for (name, value, _, _), (_, default, _, _) in
                zip(described(ask_settings), described(DEFAULTS)) if value != default}
@@ -122,6 +127,7 @@ def eval_command(
         protocol=protocol, budget=budget, max_steps=max_steps, generate=not no_generate,
         full_context_cap=full_context_cap, answer_tokens=answer_tokens, corpus=corpus, structure=structure,
         datasets=_names(datasets, None, "--datasets"), limit=limit, seed=seed, half=half,
+        without_own=without_own,
         settings={name: list(value) if isinstance(value, tuple) else value for name, value in changed.items()},
     )
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)

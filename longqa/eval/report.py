@@ -20,7 +20,7 @@ from longqa import __version__
 from longqa.eval.metrics import EVIDENCE_THRESHOLD
 
 MEASURES = ("answer_recall", "evidence_recall", "page_hit", "doc_hit", "em", "f1", "choice_correct",
-            "gold_in_top3", "sure", "sure_f1")
+            "gold_in_top3", "sure", "sure_f1", "declined")
 COSTS = ("context_tokens", "recall_tokens", "prompt_tokens", "generated_tokens", "model_calls", "embed_calls")
 TIMES = ("total", "retrieve", "generate")
 
@@ -146,7 +146,17 @@ def build_report(records, settings, resources, questions, preparation: dict, ela
         "overall": {system: aggregate(rs, settings.budget) for system, rs in by_system.items()},
         "by_dataset": _grouped(records, lambda r: r["dataset"], settings.budget),
         "by_task": _grouped(records, lambda r: f"{r['dataset']}/{r['task']}", settings.budget),
+        # What each question asks for (score.question_form): yes/no and how/why on their own lines
+        "by_form": _grouped(records, lambda r: r.get("form") or "fact", settings.budget),
+        # Each answered question's result, for the benches that fit on a half (bench/refusal.py)
+        "per_question": [{key: record.get(key) for key in PER_QUESTION if key in record} for record in records],
     }
+
+
+# The fields of each record the report keeps (its answers and what they were decided from).
+PER_QUESTION = ("system", "id", "dataset", "task", "metric", "form", "answer", "f1", "em", "answer_recall",
+                "evidence_recall", "answer_mode", "declined", "declined_answer_mode", "confidence", "unsure",
+                "alternatives", "signals")
 
 
 # -- tables ----------------------------------------------------------------------------------------

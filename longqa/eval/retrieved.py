@@ -37,6 +37,8 @@ class Retrieved:
     alternatives: list[str] = field(default_factory=list)
     mode: str | None = None  # how the answer was chosen (Grounding.mode: read, span, yesno, ...)
     signals: dict = field(default_factory=dict)  # a reader's confidence signals (bench/reader_confidence.py)
+    declined: bool | None = None  # the answer stage said the documents do not say (None: not asked)
+    declined_mode: str = ""  # the mode of the answer it declined, when it had one
 
     @property
     def measured(self) -> list[Passage]:

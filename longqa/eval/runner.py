@@ -18,7 +18,7 @@ from longqa.eval.retrieved import Retrieved
 from longqa.eval.data import Question, check_documents, corpus_documents, load_questions, select
 from longqa.eval.report import build_report
 from longqa.eval.results import ResultsFile, run_key
-from longqa.eval.score import answer_measures, confidence_measures, context_measures
+from longqa.eval.score import answer_measures, confidence_measures, context_measures, question_form
 from longqa.eval.workspace import Workspace
 
 PROTOCOLS = ("corpus", "single")
@@ -44,12 +44,15 @@ class EvalSettings:
     limit: int | None = None
     seed: int = 0
     half: str = "all"  # data.HALVES: which half of the questions (tune thresholds, report figures)
+    # Each question asked of its dataset's corpus without its own documents: what should be declined
+    without_own: bool = False
     settings: dict = field(default_factory=dict)  # `--set` / `--settings` values that differ from the defaults
 
     def result_settings(self, questions_path: Path, models: dict) -> dict:
         """What changes a (system, question) result; limit, seed and system choice do not."""
         keep = ["protocol", "budget", "max_steps", "generate", "full_context_cap", "answer_tokens",
-                "corpus", "chunk_tokens", "structure"] + (["settings"] if self.settings else [])
+                "corpus", "chunk_tokens", "structure"] + (["settings"] if self.settings else []) \
+            + (["without_own"] if self.without_own else [])
         if self.corpus == "selected" and self.protocol == "corpus":  # the sample defines the corpus
             keep += ["datasets", "limit", "seed", "half"]
         return {**{k: getattr(self, k) for k in keep}, "questions": str(questions_path.resolve()), **models}
@@ -122,6 +125,11 @@ class Runner:
         first_error: set[str] = set()
         for question in questions:
             scope = corpus if self.settings.protocol == "corpus" else [str(d) for d in question.docs]
+            if self.settings.without_own:
+                own = {str(Path(d).resolve()) for d in question.docs}
+                scope = [d for d in corpus if str(Path(d).resolve()) not in own]
+                if not scope:  # a dataset of one document has nothing else to ask
+                    continue
             pending = [s for s in systems if not results.has(s.name, question.id)]
             if not pending:
                 continue
@@ -197,6 +205,9 @@ class Runner:
                           alternatives=retrieved.alternatives)
         if retrieved.mode is not None:
             record["answer_mode"] = retrieved.mode
+        if retrieved.declined is not None:
+            record.update(declined=retrieved.declined, declined_answer_mode=retrieved.declined_mode or None)
+        record["form"] = question_form(question.question)
         if retrieved.signals:
             record["signals"] = {name: round(value, 4) for name, value in retrieved.signals.items()}
         record.update(confidence_measures(question, record))

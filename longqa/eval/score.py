@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from longqa.eval import choice, metrics
 from longqa.eval.retrieved import Retrieved
 from longqa.eval.data import Question
@@ -43,6 +45,22 @@ def answer_measures(question: Question, answer: str | None) -> dict:
     return out
 
 
+def question_form(question: str) -> str:
+    """What a question asks for, as the report groups it: yes/no, how/why (how/why/steps, a
+    summary, a passage), option (lettered or "A or B"), or fact."""
+    from longqa.ask.analysis.asked import read
+
+    asked = read(question)
+    if asked.letters or asked.want == "option":
+        return "option"
+    if asked.want == "yesno":
+        return "yes/no"
+    if asked.want in ("summary", "sentence") or re.match(r"\s*(?:how|why)\b(?!\s+(?:many|much|long|often|far|old))",
+                                                       question, re.I):
+        return "how/why"
+    return "fact"
+
+
 def confidence_measures(question: Question, record: dict) -> dict:
     """For scored short answers: whether a gold answer is the answer or one of its two alternatives
     (token F1 >= 0.5, the ranker's label), whether the answer was given as sure (a confidence at or
@@ -52,7 +70,7 @@ def confidence_measures(question: Question, record: dict) -> dict:
         return {"gold_in_top3": None, "sure": None, "sure_f1": None}
     offered = [record.get("answer") or ""] + list(record.get("alternatives") or [])[:2]
     best = max(metrics.token_f1(text, question.answers) for text in offered)
-    sure = record.get("confidence") is not None and not record.get("unsure")
+    sure = record.get("confidence") is not None and not record.get("unsure") and not record.get("declined")
     return {"gold_in_top3": float(best >= 0.5), "sure": float(sure), "sure_f1": record["f1"] if sure else None}
 
 

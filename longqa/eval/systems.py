@@ -187,8 +187,10 @@ class LongqaSystem:
         text = strip_markers(result.answer or "")
         retrieved = to_retrieved(result.refined, self.workspace)
         grounding = result.grounding
+        retrieved.declined = not result.found
         if grounding is not None:
             retrieved.mode, retrieved.signals = grounding.mode, dict(grounding.signals)
+            retrieved.declined_mode = grounding.answered_as
         if grounding is not None and grounding.confidence is not None:
             retrieved.confidence, retrieved.unsure = grounding.confidence, grounding.unsure
             retrieved.alternatives = [c.text for c in grounding.alternatives]
