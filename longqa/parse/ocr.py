@@ -200,8 +200,9 @@ class Styles:
         body_ink = median(inks)
         others = sorted(line.measure for line in lines if abs(line.measure - body) > BODY_SPREAD * body)
         groups: list[list[float]] = []
-        for measure_ in others:
-            if groups and measure_ - groups[-1][-1] <= SIZE_GAP * measure_:
+        for measure_ in others:  # within SIZE_GAP of the last, and of twice that of the group's least
+            if groups and measure_ - groups[-1][-1] <= SIZE_GAP * measure_ and \
+                    measure_ <= (1 + 2 * SIZE_GAP) * groups[-1][0]:
                 groups[-1].append(measure_)
             else:
                 groups.append([measure_])

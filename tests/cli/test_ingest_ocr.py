@@ -5,6 +5,7 @@ scan leaves no half document. Needs the `ocr` extra (skipped without it)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -90,3 +91,16 @@ def test_kill_9_while_a_scan_is_read_leaves_no_half_document(tmp_path, db_path):
     assert result.returncode == 0 and out["documents"][0]["status"] == "added"
     assert out["documents"][0]["ocr_pages"] == [1, 2, 3, 4]
     assert db.execute("SELECT count(*) FROM documents").fetchone()[0] == 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal size set the Linux way")
+def test_a_terminal_shows_a_scan_being_read(tmp_path, db_path):
+    """The progress line names the file with "(OCR)" while its pages are read, and counts them."""
+    from tests.cli.test_ingest_progress import ingest_on_terminal
+
+    scan = scanned_pdf(source(tmp_path, 2), tmp_path / "scan.pdf", dpi=150)
+    screen, stdout, code = ingest_on_terminal(str(scan), "-d", str(db_path))
+    assert code == 0 and stdout == ""
+    assert "scan.pdf (OCR)" in screen, screen[-600:]
+    assert re.search(r"1/1 files, 2 pages", screen), screen[-600:]
+    assert screen.rstrip().endswith("1 added (2 pages read by OCR)")

@@ -7,6 +7,7 @@ Slow (OCR of seven pages, then llama.cpp); needs the `ocr` extra (skipped withou
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,8 @@ def test_the_scanned_handbook_answers_the_quick_start_question_as_the_text_one(t
     text = asked(SAMPLE, tmp_path / "text.db")
     scanned = asked(scan, tmp_path / "scan.db")
     assert scanned["ocr_pages"] == [1, 2, 3, 4, 5, 6, 7] and text["ocr_pages"] == []
-    assert scanned["answer"] == text["answer"]
+    # The passage numbers may differ: the text handbook's sections come from its bookmarks, the
+    # scan's (which has none) from its headings, so the passages around the answer are cut apart.
+    assert re.sub(r" \[\d+\]", "", scanned["answer"]) == re.sub(r" \[\d+\]", "", text["answer"])
     assert scanned["quotes"] == text["quotes"]
     assert scanned["sections"] == text["sections"] and scanned["pages"] == text["pages"]

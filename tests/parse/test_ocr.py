@@ -235,3 +235,14 @@ def test_engine_loads_quietly(capfd):
     ocr.engine()
     captured = capfd.readouterr()
     assert captured.err == "" and captured.out == ""
+
+
+def test_a_title_and_the_headings_under_it_keep_sizes_of_their_own():
+    """Sizes between them (a long title line measured a little small) do not chain them into one."""
+    body = [_line(f"body line number {i} of the paragraph text here", 72, 100 + 14 * i, 11.0) for i in range(12)]
+    heads = [_line(f"{n}. Heading {n}", 72, 300 + 30 * n, m, ink=0.25) for n, m in enumerate((14.9, 15.4, 15.1), 1)]
+    title = [_line("Kestrel Valley Water Treatment Works:", 72, 60, 18.0, ink=0.25),
+             _line("Operations Handbook", 72, 84, 19.8, ink=0.25), _line("Edition 4", 72, 30, 16.6, ink=0.25)]
+    styles = Styles.of(body + heads + title)
+    assert len({styles.size(line) for line in heads}) == 1
+    assert styles.size(title[1]) > styles.size(heads[0])
