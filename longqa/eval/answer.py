@@ -1,18 +1,25 @@
-"""The answer step every system shares: one completion-shaped prompt, the same for all systems, so
-only the context differs between them.
+"""The answer step the baselines share: one prompt, the same for all of them, so only the context
+differs between them.
 
-The default generator is a base model, so the prompt is written as the start of a document that the
-answer naturally continues. Multiple-choice questions are decided from the probabilities of the
-option letters after "Answer: (" (one forward pass, always a valid letter); other questions get a
-short greedy completion, grammar-constrained to one non-empty line.
+A completion (base) model gets a prompt written as the start of a document that the answer
+naturally continues: multiple-choice questions are decided from the probabilities of the option
+letters after "Answer: (" (one forward pass, always a valid letter); other questions get a short
+greedy completion, grammar-constrained to one non-empty line. A reader (an instruction-tuned
+profile) gets the reader's own chat prompt over the baseline's passages, so that the baselines are
+read as longqa's answers are, and only the context differs: its reply less the passage number it
+cites, or the option letter it finds most probable.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from longqa.ask import prompts
+from longqa.ask.answer import reader
 from longqa.eval import choice
 from longqa.eval.retrieved import Passage
+from longqa.models import profiles
+from longqa.models.chat import Message
 
 ANSWER_TOKENS = 32
 # One non-empty line: a base model often opens with a newline and then writes a list of options;
@@ -41,7 +48,9 @@ def format_passages(passages: list[Passage]) -> str:
     return "\n\n".join(parts)
 
 
-def build_prompt(question: str, passages: list[Passage], is_choice: bool) -> str:
+def build_prompt(question: str, passages: list[Passage], is_choice: bool, generator=None) -> str:
+    if profiles.is_reader(generator):
+        return _reader_prompt(generator, question, passages, is_choice)
     context = f"{format_passages(passages)}\n\n" if passages else ""
     source = "Read the passages, then " if passages else ""
     if is_choice:
@@ -54,10 +63,17 @@ def build_prompt(question: str, passages: list[Passage], is_choice: bool) -> str
     return f"{source}{task}\n\n{context}Question: {question.strip()}\nShort answer:"
 
 
+def _reader_prompt(generator, question: str, passages: list[Passage], is_choice: bool) -> str:
+    options = choice.options(question) if is_choice else {}
+    asked = choice.stem(question) if options else question.strip()
+    return generator.chat_prompt([Message("system", prompts.READER_SYSTEM),
+                                  Message("user", prompts.reader_message(asked, format_passages(passages), options))])
+
+
 def fit_passages(generator, question: str, passages: list[Passage], is_choice: bool, answer_tokens: int):
     """Drop text from the end of the context until the prompt fits the generator's window."""
     limit = generator.n_ctx - answer_tokens - _SAFETY
-    prompt = build_prompt(question, passages, is_choice)
+    prompt = build_prompt(question, passages, is_choice, generator)
     used = generator.count_tokens(prompt)
     cut = False
     while used > limit and passages:
@@ -69,17 +85,22 @@ def fit_passages(generator, question: str, passages: list[Passage], is_choice: b
             passages = passages[:-1]
         else:
             passages = passages[:-1] + [last.with_text(last.text[:keep_chars])]
-        prompt = build_prompt(question, passages, is_choice)
+        prompt = build_prompt(question, passages, is_choice, generator)
         used = generator.count_tokens(prompt)
     return prompt, used, cut
 
 
 def answer(generator, question: str, passages: list[Passage], is_choice: bool, answer_tokens: int = ANSWER_TOKENS) -> Answer:
     prompt, used, cut = fit_passages(generator, question, passages, is_choice, answer_tokens)
+    reads = profiles.is_reader(generator)
     if is_choice:
         letters = list(choice.options(question)) or ["A", "B", "C", "D"]
-        probs = generator.label_probs(prompt, letters)
-        best = max(letters, key=lambda letter: probs.get(letter, 0.0))
+        labels = [f"({letter})" for letter in letters] if reads else letters  # the reader replies "(B)"
+        probs = generator.label_probs(prompt, labels)
+        best = max(zip(letters, labels), key=lambda pair: probs.get(pair[1], 0.0))[0]
         return Answer(text=best, prompt_tokens=used, context_cut=cut)
+    if reads:
+        text = generator.complete(prompt, max_tokens=answer_tokens, stop=["\n"], temperature=0.0)
+        return Answer(text=reader.parse(text).answer, prompt_tokens=used, context_cut=cut)
     text = generator.complete(prompt, max_tokens=answer_tokens, grammar=ONE_LINE, temperature=0.0)
     return Answer(text=text.strip(), prompt_tokens=used, context_cut=cut)
