@@ -192,8 +192,14 @@ class LlamaGenerator:
     def __init__(self, path: str | os.PathLike, *, name: str, n_ctx: int | None = None, profile=None):
         self.info = read_gguf_info(path)
         self.profile = profile  # its declared Profile (models/profiles.py), None for an unknown file
-        # A chat profile's prompts are rendered by its template, whose control tokens are parsed.
-        self.chats = bool(profile is not None and profile.chat and self.info.chat_template)
+        # A chat profile's prompts are rendered by its template, whose control tokens are parsed; so
+        # are those of a file no profile declares whose metadata holds a chat template (a reader,
+        # its decisions unmeasured), with the markers its template and the common formats spell.
+        self.chats = bool((profile is None or profile.chat) and self.info.chat_template)
+        from longqa.models import chat
+
+        self.control_markers = profile.control_markers if profile is not None else tuple(dict.fromkeys(
+            chat.markers_in(self.info.chat_template) + chat.COMMON_MARKERS))
         self._rendered: dict[str, None] = {}  # digests of the chat prompts rendered here, oldest first
         if self.info.is_encoder:
             raise ModelError(
@@ -265,7 +271,7 @@ class LlamaGenerator:
 
         if not self.chats:
             raise ModelError(f"{self.name}: not a chat model")
-        prompt = chat.render(self.info.chat_template, messages, self.profile.control_markers)
+        prompt = chat.render(self.info.chat_template, messages, self.control_markers)
         self._remember_rendered(prompt)
         return prompt
 
@@ -278,7 +284,7 @@ class LlamaGenerator:
         """What every chat prompt with this system message starts with (kept as a prefix state)."""
         from longqa.models import chat
 
-        head = chat.fixed_head(self.info.chat_template, system, self.profile.control_markers)
+        head = chat.fixed_head(self.info.chat_template, system, self.control_markers)
         self._remember_rendered(head)
         return head
 

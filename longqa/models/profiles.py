@@ -148,9 +148,12 @@ def writes_completions(generator) -> bool:
 
 
 def is_reader(generator) -> bool:
-    """Whether the answer is written by the model and proven after (a READER profile)."""
+    """Whether the answer is written by the model and proven after: a READER profile, or a model no
+    profile declares whose GGUF holds a chat template (read through it; its decisions unmeasured)."""
     profile = profile_of(generator)
-    return profile is not None and profile.reads
+    if profile is not None:
+        return profile.reads
+    return generator is not None and bool(getattr(generator, "chats", False))  # a local GGUF's own template
 
 
 @lru_cache(maxsize=1)

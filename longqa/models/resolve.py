@@ -25,7 +25,7 @@ from longqa.errors import ModelError
 from longqa.models import profiles
 from longqa.models.base import KEEPS_PREFIX, READS_ATTENTION, SCORES_OPTIONS, Embedder, Generator
 from longqa.models.defaults import GENERATOR_NAME, default_embedder, default_generator_path, same_as_default
-from longqa.models.files import cached_sha256
+from longqa.models.files import read_gguf_info, cached_sha256
 
 _LOADED: dict[tuple, object] = {}
 
@@ -123,7 +123,10 @@ def generator_identity(model: str | None = None, llm_url: str | None = None) -> 
         name = profile_name(profile)
     else:
         name = file_identity(_local_path(model, "--model"))
-    return {"name": name, "capabilities": LOCAL_GENERATOR_CAPABILITIES, "model_file": None, "profile": profile}
+    known = {"name": name, "capabilities": LOCAL_GENERATOR_CAPABILITIES, "model_file": None, "profile": profile}
+    if profile is None:  # whether it reads as a reader: its metadata holds a chat template (models/llama.py)
+        known["chats"] = bool(read_gguf_info(_local_path(model, "--model")).chat_template)
+    return known
 
 
 def load_embedder(embed_model: str | None = None, embed_url: str | None = None) -> Embedder:

@@ -75,5 +75,10 @@ def unmeasured_note(generator) -> str | None:
     """What `--explain` says of a generator whose decisions were never measured; None otherwise."""
     if generator is None or measured_table(generator) is not None:
         return None
-    return (f"{getattr(generator, 'name', 'the model')}: its decisions (scope, type, outline, sufficiency, "
+    from longqa.models import profiles
+
+    role = ("reads as a reader through its GGUF's own chat template (no fitted confidence, so it never "
+            "declines on its own probability); " if profiles.profile_of(generator) is None
+            and profiles.is_reader(generator) else "")
+    return (f"{getattr(generator, 'name', 'the model')}: {role}its decisions (scope, type, outline, sufficiency, "
             "router) were never measured (bench/decisions.py), so none steers; rules decide")

@@ -139,3 +139,14 @@ def test_an_unknown_profile_name_is_a_one_line_error(tmp_path):
     result = run("ask", "What is the flow rate of the feed pump?", "-m", "qwen-7b", db=tmp_path / "s.db")
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "no such model profile" in result.stderr
+
+
+def test_a_chat_gguf_no_profile_declares_is_a_reader_and_a_template_less_one_a_chooser():
+    class Local:  # what models/llama.py says of a GGUF given by path: whether its metadata has a template
+        profile, name = None, "some-model-q4"
+
+        def __init__(self, chats: bool):
+            self.chats = chats
+
+    assert profiles.is_reader(Local(True)) and not profiles.is_reader(Local(False))
+    assert not profiles.is_reader(None)

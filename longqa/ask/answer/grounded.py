@@ -46,6 +46,7 @@ class Grounding:
     # the alternatives start with when the outcome declines it (outcome.py)
     shown: object = None
     declined: str = ""  # why the outcome gives no answer ("" when it gives one)
+    calibrated: bool = False  # the confidence is a reader's fitted table's (it may decline the answer)
     answered_as: str = ""  # the mode of an answer the outcome declined
 
 

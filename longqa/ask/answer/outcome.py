@@ -7,7 +7,9 @@ An answer is not given when
   word, a verdict no sentence decides, the ranker's or a chooser's "The documents do not say."), or
 - a reader's proven answer is less likely right than `answer.reader_decline` by its calibrated
   confidence (reader_confidence.py, the reader's check of its own answer among the signals): the
-  documents do not say it, and the answer that was found is kept first among the alternatives.
+  documents do not say it, and the answer that was found is kept first among the alternatives. A
+  reader without a fitted table (a chat GGUF no profile declares) never declines on its own
+  probability: that decision was never measured for it.
 Rules never choose the answer here; they only decide whether the reader's stands.
 """
 
@@ -46,7 +48,7 @@ def settle(text: str | None, grounding: Grounding | None) -> Outcome:
     declined = ""
     if grounding.mode == "none" or (grounding.mode == "free" and text.startswith(NO_ANSWER)) or not text:
         declined = "no answer found"
-    elif grounding.mode in READER_MODES and grounding.confidence is not None \
+    elif grounding.mode in READER_MODES and grounding.calibrated and grounding.confidence is not None \
             and grounding.confidence < in_effect().answer.reader_decline:
         declined = "below the reader's confidence"
         if grounding.shown is not None:

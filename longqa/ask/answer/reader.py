@@ -303,4 +303,5 @@ def confident(grounding: Grounding, generator, asked: Asked, *, probability: flo
     profile = profiles.profile_of(generator)
     fitted = reader_confidence.calibrated(profile.name if profile else None, grounding.signals)
     grounding.confidence = probability if fitted is None else fitted
+    grounding.calibrated = fitted is not None  # only a calibrated confidence may decline (outcome.py)
     grounding.unsure = grounding.confidence < in_effect().answer.reader_sure

@@ -180,8 +180,9 @@ def test_a_selection_naming_no_sentence_shown_is_declined(tmp_path):
 
 
 def test_a_proven_answer_below_the_decline_threshold_is_declined_and_kept_as_an_alternative(tmp_path, monkeypatch):
-    monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)  # no fitted table: its own probability
+    monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)
     reader_confidence.table_of.cache_clear()
+    _table(tmp_path, QWEN_05B.name, {"own_logprob": 10.0}, bias=5.0)  # sure as the reader is of its reply
     db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
     settings = DEFAULTS.but(answer=replace(DEFAULTS.answer, reader_decline=0.5))
     question = "How quickly do the emergency diesel generators start after a grid loss?"
@@ -196,6 +197,19 @@ def test_a_proven_answer_below_the_decline_threshold_is_declined_and_kept_as_an_
     assert shown["declined"] == "below the reader's confidence" and shown["declined_answer_mode"] == "read"
     assert shown["alternatives"][0]["text"] == "within 10 seconds"
     assert "diesel generators start within 10 seconds" in shown["alternatives"][0]["quote"]["text"]
+
+
+def test_an_uncalibrated_reader_never_declines_on_its_own_probability(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)  # no fitted table
+    reader_confidence.table_of.cache_clear()
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    settings = DEFAULTS.but(answer=replace(DEFAULTS.answer, reader_decline=0.5))
+    try:
+        result = make_pipeline(db, FakeReader("within 10 seconds [1]", 0.3), settings=settings).answer(
+            "How quickly do the emergency diesel generators start after a grid loss?")
+    finally:
+        reader_confidence.table_of.cache_clear()
+    assert result.found and result.grounding.confidence == pytest.approx(0.3) and result.grounding.unsure
 
 
 def test_the_reader_checks_its_answer_against_the_sentence_that_proves_it(tmp_path):
