@@ -175,17 +175,21 @@ def read(generator, prompt: str, asked: Asked, on_draft=None) -> Reply:
     """The reader's reply to `prompt` (temperature 0), with its own probability; `on_draft` is
     given each piece of the reply as it is written (what a terminal shows while it waits for the
     answer to be proven)."""
-    settings = in_effect().answer
-    pieces = []
-    for piece in generator.stream(prompt, max_tokens=settings.reader_tokens_out, stop=["\n"], temperature=0.0):
-        pieces.append(piece)
-        if on_draft is not None:
-            on_draft(piece)
-    raw = "".join(pieces)
+    raw = written(generator, prompt, on_draft, in_effect().answer.reader_tokens_out)
     reply = parse(raw, yesno=asked.want == "yesno")
     if raw.strip():
         reply.probability = own_probability(generator, prompt, raw)
     return reply
+
+
+def written(generator, prompt: str, on_draft, max_tokens: int) -> str:
+    """The reader's one-line reply at temperature 0, each piece given to `on_draft` as written."""
+    pieces = []
+    for piece in generator.stream(prompt, max_tokens=max_tokens, stop=["\n"], temperature=0.0):
+        pieces.append(piece)
+        if on_draft is not None:
+            on_draft(piece)
+    return "".join(pieces)
 
 
 def own_probability(generator, prompt: str, said: str) -> float:

@@ -29,6 +29,7 @@ from longqa.models.base import KEEPS_PREFIX, SCORES_OPTIONS, supports
 from longqa.models.chat import Message
 
 VERDICTS = ("Yes", "No")
+_BRACKETED = re.compile(r"\[(\d{1,3})\]")
 _NUMBER = re.compile(r"(?<![\d.])(\d{1,3})(?![\d.]\d)")
 
 
@@ -67,25 +68,18 @@ def _messages(asked: Asked, listed: Numbered) -> list[Message]:
 
 
 def named_numbers(raw: str, listed: Numbered) -> list[int]:
-    """The sentence numbers a reply names, in its order, each once, among those shown."""
-    found = [int(m.group(1)) for m in _NUMBER.finditer(raw)]
+    """The sentence numbers a reply names, in its order, each once, among those shown: those in
+    brackets where it uses them (a reply that copies a sentence after its number holds other
+    figures), else every number it writes ("4, 7")."""
+    found = [int(m.group(1)) for m in (_BRACKETED.finditer(raw) if _BRACKETED.search(raw) else _NUMBER.finditer(raw))]
     return [n for n in dict.fromkeys(found) if listed.get(n) is not None]
-
-
-def _read(generator, prompt: str, on_draft, max_tokens: int) -> str:
-    pieces = []
-    for piece in generator.stream(prompt, max_tokens=max_tokens, stop=["\n"], temperature=0.0):
-        pieces.append(piece)
-        if on_draft is not None:
-            on_draft(piece)
-    return "".join(pieces)
 
 
 def verdict(generator, asked: Asked, focused: list[Sentence], on_draft=None) -> tuple[str, Grounding]:
     """Yes or No and the sentence that decides it, or "The documents do not say." (mode none)."""
     listed = numbered(focused)
     prompt = prompt_for(generator, asked, listed)
-    raw = _read(generator, prompt, on_draft, in_effect().answer.reader_tokens_out)
+    raw = reader.written(generator, prompt, on_draft, in_effect().answer.reader_tokens_out)
     # The verdict is the more probable of the two first words; the reader's probability that the
     # sentences do not say is a signal of the confidence, which decides whether the verdict stands.
     probs = generator.label_probs(prompt, [*VERDICTS, prompts.READER_UNKNOWN])
@@ -131,14 +125,14 @@ def selected(generator, asked: Asked, focused: list[Sentence], on_draft=None) ->
     when there are several), or "The documents do not say." (mode none)."""
     listed = numbered(focused)
     prompt = prompt_for(generator, asked, listed)
-    raw = _read(generator, prompt, on_draft, in_effect().answer.selection_tokens_out)
+    raw = reader.written(generator, prompt, on_draft, in_effect().answer.selection_tokens_out)
     probability = reader.own_probability(generator, prompt, raw) if raw.strip() else 0.0
     said_unknown = 0.0
     if reader.parse(raw).unknown:  # its best choice, whose standing the confidence decides
         said_unknown = probability
         prompt = generator.chat_prompt(_messages(asked, listed) + [
             Message("assistant", raw.strip()), Message("user", prompts.SELECT_BEST_GUESS)])
-        raw = _read(generator, prompt, None, in_effect().answer.selection_tokens_out)
+        raw = reader.written(generator, prompt, None, in_effect().answer.selection_tokens_out)
         probability = reader.own_probability(generator, prompt, raw) if raw.strip() else 0.0
     grounding = Grounding(mode="selection", focused=focused, draft=raw)
     numbers = named_numbers(raw, listed)[:in_effect().answer.selection_most]
