@@ -97,6 +97,9 @@ def eval_command(
     results: Optional[Path] = typer.Option(None, "--results", help="Per-question results JSONL to resume "
                                            "(default: under the work dir, named by the settings)."),
     fresh: bool = typer.Option(False, "--fresh", help="Discard earlier results for these settings."),
+    stop_after: Optional[float] = typer.Option(None, "--stop-after", min=0.0, help="Minutes after which no "
+                                               "further question is asked: the report covers those asked and "
+                                               "says which were not (the same command again resumes)."),
     without_own: bool = typer.Option(False, "--without-own-docs", help="Ask each question of its dataset's "
                                      "documents without its own (corpus protocol): how often the answer "
                                      "stage says the documents do not say, where they do not."),
@@ -127,7 +130,7 @@ def eval_command(
         protocol=protocol, budget=budget, max_steps=max_steps, generate=not no_generate,
         full_context_cap=full_context_cap, answer_tokens=answer_tokens, corpus=corpus, structure=structure,
         datasets=_names(datasets, None, "--datasets"), limit=limit, seed=seed, half=half,
-        without_own=without_own,
+        without_own=without_own, stop_after=stop_after,
         settings={name: list(value) if isinstance(value, tuple) else value for name, value in changed.items()},
     )
     model, embed_model, llm_url = option_value(model), option_value(embed_model), option_value(llm_url)

@@ -46,6 +46,9 @@ class EvalSettings:
     half: str = "all"  # data.HALVES: which half of the questions (tune thresholds, report figures)
     # Each question asked of its dataset's corpus without its own documents: what should be declined
     without_own: bool = False
+    # Minutes after which no further question is asked; the report covers those asked and says so
+    # (running the same command again resumes). Not part of what changes a result.
+    stop_after: float | None = None
     settings: dict = field(default_factory=dict)  # `--set` / `--settings` values that differ from the defaults
 
     def result_settings(self, questions_path: Path, models: dict) -> dict:
@@ -75,6 +78,7 @@ class Runner:
     make_system: Callable[[str], object]
     progress: Progress = field(default_factory=Progress)
     model_ids: dict = field(default_factory=dict)  # requested model settings, for the run key
+    _deadline: float | None = field(default=None, init=False)  # perf_counter time of --stop-after
 
     def results_path(self, questions_path: Path) -> Path:
         key = self._key(questions_path)
@@ -96,7 +100,10 @@ class Runner:
         todo = sum(1 for q in chosen for s in systems if not results.has(s.name, q.id))
         self.progress.start(todo)
         preparation: dict[str, dict] = {}
+        self._deadline = None if settings.stop_after is None else started + 60 * settings.stop_after
         for dataset in dict.fromkeys(q.dataset for q in chosen):
+            if self._past_deadline():
+                break
             questions = [q for q in chosen if q.dataset == dataset]
             if all(results.has(s.name, q.id) for q in questions for s in systems):
                 continue
@@ -108,9 +115,18 @@ class Runner:
             preparation[dataset] = self._run_dataset(workspace, questions, systems, results)
         records = [results.done[(s.name, q.id)] for q in chosen for s in systems if results.has(s.name, q.id)]
         meta = _update_meta(results.path.with_suffix(".meta.json"), preparation, self.resources.describe())
-        return build_report(records, settings, self.resources, chosen, meta["ingest"],
-                            elapsed=time.perf_counter() - started, results_path=results.path,
-                            models=meta["models"])
+        report = build_report(records, settings, self.resources, chosen, meta["ingest"],
+                              elapsed=time.perf_counter() - started, results_path=results.path,
+                              models=meta["models"])
+        if len(records) < len(chosen) * len(systems):  # stopped by --stop-after: say what is missing
+            asked = {r["id"] for r in records}
+            report["partial"] = {"asked": len(asked), "chosen": len(chosen),
+                                 "not_asked_by_dataset": {d: sum(1 for q in chosen if q.dataset == d and q.id not in asked)
+                                                          for d in dict.fromkeys(q.dataset for q in chosen)}}
+        return report
+
+    def _past_deadline(self) -> bool:
+        return self._deadline is not None and time.perf_counter() >= self._deadline
 
     def _run_dataset(self, workspace: Workspace, questions: list[Question], systems, results) -> dict:
         needs = set().union(*(getattr(s, "needs", set()) for s in systems))
@@ -124,6 +140,8 @@ class Runner:
         prepare_seconds = time.perf_counter() - prepared
         first_error: set[str] = set()
         for question in questions:
+            if self._past_deadline():
+                break
             scope = corpus if self.settings.protocol == "corpus" else [str(d) for d in question.docs]
             if self.settings.without_own:
                 own = {str(Path(d).resolve()) for d in question.docs}

@@ -146,7 +146,25 @@ def test_single_protocol_sees_only_own_documents(questions_file, tmp_path):
                                     "b1": ["story.md"], "b2": ["report.md"]}
 
 
+def test_without_own_docs_asks_each_question_of_the_others_documents(questions_file, tmp_path):
+    recorder = RecordingSystem()
+    _runner(tmp_path, [recorder], corpus="file", without_own=True).run(questions_file)
+    calls = dict(recorder.calls)
+    assert calls["a1"] == ["mountains.md", "rivers.md"]  # its own bridges.md left out
+    assert all(own not in calls[qid] for qid, own in (("a2", "rivers.md"), ("b1", "story.md")))
+
+
 # -- resume ---------------------------------------------------------------------------------------------
+def test_a_run_stopped_after_its_minutes_reports_what_it_asked_and_resumes(questions_file, tmp_path):
+    stopped = RecordingSystem()
+    report = _runner(tmp_path, [stopped], stop_after=0.0).run(questions_file)
+    assert stopped.calls == [] and report["partial"]["asked"] == 0 and report["partial"]["chosen"] == 5
+    again = RecordingSystem()
+    report = _runner(tmp_path, [again]).run(questions_file)
+    assert len(again.calls) == 5 and "partial" not in report
+
+
+
 def test_interrupted_run_resumes_where_it_stopped(questions_file, tmp_path):
     first = RecordingSystem(interrupt_after=3)
     runner = _runner(tmp_path, [first])
