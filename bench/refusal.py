@@ -1,13 +1,15 @@
 """How often the answer stage says "The documents do not say." where they do not, and what it costs
 where they do.
 
-    python bench/refusal.py ANSWERS NEGATIVES [--choose] [--threshold T] [--out REPORT.json]
+    python bench/refusal.py ANSWERS NEGATIVES --profile NAME [--choose] [--threshold T] [--out REPORT.json]
 
 ANSWERS: an eval report (or results .jsonl) of a half, each question asked of its own documents
 (`longqa eval ... --half H`). NEGATIVES: the same half asked of its dataset's documents without its
-own (`longqa eval ... --half H --without-own-docs`): nothing there should be answered. Both runs use
-`--set answer.reader_decline=0`, so that every answer the reader proved is recorded with its
-calibrated confidence; this bench then replays the decision at each threshold:
+own (`longqa eval ... --half H --without-own-docs`): nothing there should be answered. Both runs
+with `answer.reader_decline` 0 (nothing declined on confidence), so that every answer the reader
+proved is recorded with its signals; each answer's confidence is computed again from them by the
+profile's confidence table as shipped now (bench/reader_confidence.py fits it), and this bench
+replays the decision at each threshold:
 - declined: a negative question answered nothing (nothing relevant, the reader's "unknown", a reply
   the documents do not hold) or answered below the threshold;
 - right answers lost: answers with token F1 >= 0.5 on their own documents whose confidence is below
@@ -31,17 +33,24 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fitting import commit, load  # noqa: E402
 
+from longqa.ask.answer import reader_confidence  # noqa: E402
+
 RIGHT = 0.5  # token F1 from which an answer counts as right (the ranker's and the confidence's label)
 MOST_LOST = 0.05  # right answers the refusal may lose, as a share of all right answers
 READER_MODES = ("read", "verdict", "selection")
 
 
-def rows(path: Path) -> list[dict]:
-    """The generated answers of longqa in a report (per_question) or a results file."""
+def rows(path: Path, profile: str) -> list[dict]:
+    """The generated answers of longqa in a report (per_question) or a results file, each reader
+    answer's confidence from its signals by the profile's table as shipped now."""
     text = path.read_text(encoding="utf-8")
     found = json.loads(text)["per_question"] if path.suffix == ".json" else \
         [json.loads(line) for line in text.splitlines() if line.strip()]
-    return [r for r in found if r.get("system", "longqa") == "longqa" and r.get("declined") is not None]
+    kept = [dict(r) for r in found if r.get("system", "longqa") == "longqa" and r.get("declined") is not None]
+    for row in kept:
+        if row.get("answer_mode") in READER_MODES and row.get("signals"):
+            row["confidence"] = reader_confidence.calibrated(profile, row["signals"])
+    return kept
 
 
 def declinable(row: dict) -> bool:
@@ -88,11 +97,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("answers", type=Path)
     parser.add_argument("negatives", type=Path)
+    parser.add_argument("--profile", required=True, help="the reader profile whose confidence table decides")
     parser.add_argument("--choose", action="store_true", help="pick the threshold (tune half)")
     parser.add_argument("--threshold", type=float, default=None, help="check this threshold (report half)")
     parser.add_argument("--out", type=Path, help="write the figures as a JSON report")
     args = parser.parse_args()
-    answers, negatives = rows(args.answers), rows(args.negatives)
+    answers, negatives = rows(args.answers, args.profile), rows(args.negatives, args.profile)
     if not answers or not negatives:
         print("no answers with a declined field: run both evals with this version of longqa")
         return 1
@@ -107,7 +117,7 @@ def main() -> int:
     chosen = figures(answers, negatives, threshold)
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "commit": commit(), "command": "python bench/refusal.py " + " ".join(sys.argv[1:]),
-              "load": load(), "answers": args.answers.name, "negatives": args.negatives.name,
+              "load": load(), "profile": args.profile, "answers": args.answers.name, "negatives": args.negatives.name,
               "chosen_on_this_half": bool(args.choose), "rule": f"right = token F1 >= {RIGHT}; "
               f"chosen = highest threshold losing at most {MOST_LOST:.0%} of right answers",
               "overall": chosen, "by_dataset": by_dataset(answers, negatives, threshold)}
