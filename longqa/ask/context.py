@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from longqa import tokens
 from longqa.ask.search.refine import Selection
-from longqa.store.documents import DocumentLabel
+from longqa.store.documents import DocumentLabel, ocr_label
 from longqa.tree_types import Node, walk
 
 PATH_SEPARATOR = " > "
@@ -36,10 +36,11 @@ class Passage:
     # An excerpt (ask/excerpt.py) keeps only some sentences of its leaves: (leaf id, start, end)
     # offsets into each leaf's stored text; None when the passage is the whole node.
     spans: list[tuple[int, int, int]] | None = None
+    ocr_pages: frozenset[int] = frozenset()  # the document's pages read by OCR (citations say so)
 
     @property
     def pages(self) -> str:
-        return page_span(self.page_start, self.page_end)
+        return page_span(self.page_start, self.page_end) + ocr_label(self.page_start, self.page_end, self.ocr_pages)
 
     def header(self, with_doc: bool = True) -> str:
         """"[n] doc > section (pages)"; `with_doc` False where a heading above already names the
@@ -82,7 +83,8 @@ class Quote:
 
     @property
     def pages(self) -> str:
-        return page_span(self.page_start, self.page_end)
+        return page_span(self.page_start, self.page_end) + ocr_label(self.page_start, self.page_end,
+                                                                     self.passage.ocr_pages)
 
 
 def page_span(start: int, end: int) -> str:
@@ -131,6 +133,7 @@ def build_passages(selection: Selection, documents: dict[int, DocumentLabel], bu
                 page_end=max(leaf.page_end for leaf in leaves),
                 score=selection.scores[node.id].score if node.id in selection.scores else 0.0,
                 text=text, tokens=tokens.count(text), leaf_ids=[leaf.id for leaf in leaves], node=node,
+                ocr_pages=doc.ocr_pages,
             )
         )
     if sum(p.tokens for p in passages) > budget:

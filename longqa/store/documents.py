@@ -76,24 +76,30 @@ def ocr_pages_of(db: sqlite_utils.Database, doc_ids: list[int] | None = None) ->
 
 @dataclass(frozen=True)
 class DocumentLabel:
-    """How a document is named in passages and matched by name: its id, title and stored path."""
+    """How a document is named in passages and matched by name: its id, title and stored path, and
+    the pages OCR read (citations say so)."""
 
     id: int
     title: str
     path: str
+    ocr_pages: frozenset[int] = frozenset()
 
 
 def document_labels(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, DocumentLabel]:
     """Id -> label of the documents `doc_ids` (every document when None)."""
     if doc_ids is None:
         rows = db.execute("SELECT id, title, path FROM documents").fetchall()
-        return {row[0]: DocumentLabel(*row) for row in rows}
-    ids, found = list(doc_ids), {}
-    for i in range(0, len(ids), CHUNK):
-        chunk = ids[i : i + CHUNK]
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"SELECT id, title, path FROM documents WHERE id IN ({marks})", chunk):
-            found[row[0]] = DocumentLabel(*row)
+        found = {row[0]: DocumentLabel(*row) for row in rows}
+    else:
+        ids, found = list(doc_ids), {}
+        for i in range(0, len(ids), CHUNK):
+            chunk = ids[i : i + CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for row in db.execute(f"SELECT id, title, path FROM documents WHERE id IN ({marks})", chunk):
+                found[row[0]] = DocumentLabel(*row)
+    for doc_id, pages in ocr_pages_of(db, doc_ids).items():
+        if doc_id in found:
+            found[doc_id] = DocumentLabel(doc_id, found[doc_id].title, found[doc_id].path, frozenset(pages))
     return found
 
 
