@@ -23,10 +23,11 @@ from longqa.ask import prompts
 from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import check, reader, summary
 from longqa.ask.answer.focus import Sentence
-from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
+from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of, word_stem
 from longqa.ask.settings import in_effect
 from longqa.models.base import KEEPS_PREFIX, SCORES_OPTIONS, supports
 from longqa.models.chat import Message
+from longqa.text.words import content_terms
 
 VERDICTS = ("Yes", "No")
 _BRACKETED = re.compile(r"\[(\d{1,3})\]")
@@ -87,7 +88,10 @@ def verdict(generator, asked: Asked, focused: list[Sentence], on_draft=None) -> 
     shown = "No" if probs.get("No", 0.0) > probs.get("Yes", 0.0) else "Yes"
     yes_no = probs.get("Yes", 0.0) + probs.get("No", 0.0)
     probability = probs.get(shown, 0.0) / yes_no if yes_no > 0 else 0.0
-    numbers = named_numbers(raw, listed) or _decisive(generator, asked, listed, shown)
+    # The sentence named with the verdict decides it only if it speaks of what was asked (a small
+    # reader may name the document's title); else the reader is asked which one decides it.
+    numbers = [n for n in named_numbers(raw, listed) if _speaks_of(listed.get(n), asked)] \
+        or _decisive(generator, asked, listed, shown)
     sentence = listed.get(numbers[0]) if numbers else None
     if sentence is None:  # a verdict nothing in the documents decides is not shown as found
         grounding.mode, grounding.confidence = "none", probability
@@ -98,6 +102,12 @@ def verdict(generator, asked: Asked, focused: list[Sentence], on_draft=None) -> 
                      in_focus=True, verdict=True, checked=checked, said_unknown=probs.get(prompts.READER_UNKNOWN, 0.0))
     grounding.shown = reader.as_candidate(shown, "verdict", sentence, grounding.confidence)
     return f"{shown} [{sentence.passage.n}]", grounding
+
+
+def _speaks_of(sentence: Sentence, asked: Asked) -> bool:
+    """Whether a sentence says any of the question's content words (by stem)."""
+    said = {word_stem(word) for word in content_terms(sentence.text)}
+    return any(word_stem(term) in said for term in asked.terms)
 
 
 def _decisive(generator, asked: Asked, listed: Numbered, shown: str) -> list[int]:

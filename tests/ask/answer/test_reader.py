@@ -294,3 +294,17 @@ def test_a_chat_reader_is_never_given_the_completion_prompts_of_the_search(tmp_p
     generated = [prompt for kind, prompt in pipeline.generator.calls if kind == "generate"]
     assert generated and all(prompt.startswith("<system>\n") for prompt in generated)
     assert not any(step.to_json().get("source") == "model" for step in result.refined.steps)
+
+
+def test_a_verdict_quoting_a_sentence_that_says_nothing_asked_is_asked_which_sentence_decides_it(tmp_path):
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    fact = "diesel generators start within 10 seconds"
+
+    def said(prompt: str) -> str:
+        if prompts.DECIDING_SENTENCE in prompt:  # asked again: it names the sentence that decides it
+            return _numbered(fact)(prompt)
+        return "Yes [1]"  # the first numbered sentence: a paragraph about routine work, not the generators
+
+    result = make_pipeline(db, FakeReader(said)).answer(
+        "Do the emergency diesel generators start within 10 seconds of a grid loss?")
+    assert result.found and fact in result.grounding.quotes[0].text
