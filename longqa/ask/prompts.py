@@ -258,6 +258,7 @@ READER_BEST_GUESS = (
     "If the passages had to answer it, what would the answer be? Reply with the shortest exact answer "
     "copied word for word from one passage and that passage's number in brackets."
 )
+COPY_DECIDING_SENTENCE = "Copy, word for word, the one sentence of the passages that decides it."
 DECIDING_SENTENCE = "Which sentence decides it? Reply with its number only."
 SELECT_BEST_GUESS = "Which sentences come closest to answering it? Reply with their numbers only."
 READER_COPY_AGAIN = (

@@ -2,9 +2,9 @@
 
 The focused sentences are numbered one by one under their passages' headings, and the reader
 (prompts.READER_SELECT_SYSTEM) replies with
-- a verdict and the sentence that decides it ("No [12]") for a yes/no question: the verdict is read
-  from its probabilities of "Yes", "No" and "unknown" as the first word of its reply, and the
-  sentence it names is the quote;
+- a verdict for a yes/no question, read over the passages as a fact is: the more probable of "Yes"
+  and "No" as the first word of its reply; the quote is the sentence it copies when asked which
+  decides it (proven word for word), else the one it names by number over the numbered sentences;
 - the numbers of the sentences that answer a how/why/steps question or make a summary ("[4] [7]
   [9]"): those sentences, quoted in document order, are the answer — extractive, so nothing is
   shown that the documents do not say;
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from longqa.ask import prompts
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import check, reader, summary
+from longqa.ask.answer import check, focus, grounded, reader, summary
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of, word_stem
 from longqa.ask.settings import in_effect
@@ -77,31 +77,54 @@ def named_numbers(raw: str, listed: Numbered) -> list[int]:
 
 
 def verdict(generator, asked: Asked, focused: list[Sentence], on_draft=None) -> tuple[str, Grounding]:
-    """Yes or No and the sentence that decides it, or "The documents do not say." (mode none)."""
-    listed = numbered(focused)
-    prompt = prompt_for(generator, asked, listed)
+    """Yes or No and the sentence that decides it, or "The documents do not say." (mode none).
+
+    The verdict is read over the passages as a fact is (reader.messages): over numbered sentences
+    the default reader leaned to "Yes" where the passages made it say "No". The sentence is the one
+    it copies when asked which decides it, proven word for word; else the one it names by number;
+    else the best sentence agreeing with the verdict (named False among the confidence's signals)."""
+    prompt = generator.chat_prompt(reader.messages(asked, focus.render(focused)))
     raw = reader.written(generator, prompt, on_draft, in_effect().answer.reader_tokens_out)
     # The verdict is the more probable of the two first words; the reader's probability that the
-    # sentences do not say is a signal of the confidence, which decides whether the verdict stands.
+    # passages do not say is a signal of the confidence, which decides whether the verdict stands.
     probs = generator.label_probs(prompt, [*VERDICTS, prompts.READER_UNKNOWN])
     grounding = Grounding(mode="verdict", focused=focused, draft=raw)
     shown = "No" if probs.get("No", 0.0) > probs.get("Yes", 0.0) else "Yes"
     yes_no = probs.get("Yes", 0.0) + probs.get("No", 0.0)
     probability = probs.get(shown, 0.0) / yes_no if yes_no > 0 else 0.0
-    # The sentence named with the verdict decides it only if it speaks of what was asked (a small
-    # reader may name the document's title); else the reader is asked which one decides it.
-    numbers = [n for n in named_numbers(raw, listed) if _speaks_of(listed.get(n), asked)] \
-        or _decisive(generator, asked, listed, shown)
-    sentence = listed.get(numbers[0]) if numbers else None
+    sentence = _copied(generator, asked, focused, shown)
+    if sentence is None:
+        listed = numbered(focused)
+        numbers = [n for n in _decisive(generator, asked, listed, shown) if _speaks_of(listed.get(n), asked)]
+        sentence = listed.get(numbers[0]) if numbers else None
+    named = sentence is not None
+    if sentence is None:  # the reader named none: the best sentence whose negation agrees with its verdict
+        sentence = grounded.verdict_quote(shown, asked, sorted(focused, key=lambda s: -s.score)[
+            :in_effect().answer.verdict_sentences])
     if sentence is None:  # a verdict nothing in the documents decides is not shown as found
         grounding.mode, grounding.confidence = "none", probability
         return NO_ANSWER, grounding
     grounding.quotes = [quote_of(sentence)]
     checked = check.asked_of(generator, asked.question, sentence.text, shown)
-    reader.confident(grounding, generator, asked, probability=probability, shown=shown, named=True,
+    reader.confident(grounding, generator, asked, probability=probability, shown=shown, named=named,
                      in_focus=True, verdict=True, checked=checked, said_unknown=probs.get(prompts.READER_UNKNOWN, 0.0))
     grounding.shown = reader.as_candidate(shown, "verdict", sentence, grounding.confidence)
     return f"{shown} [{sentence.passage.n}]", grounding
+
+
+def _copied(generator, asked: Asked, focused: list[Sentence], shown: str) -> Sentence | None:
+    """The sentence the reader copies as the one that decides its verdict, where the copy stands
+    word for word in a focused sentence that speaks of what was asked."""
+    prompt = generator.chat_prompt(reader.messages(asked, focus.render(focused)) + [
+        Message("assistant", shown), Message("user", prompts.COPY_DECIDING_SENTENCE)])
+    said = reader.parse(generator.complete(prompt, max_tokens=in_effect().answer.selection_tokens_out * 2,
+                                           stop=["\n"], temperature=0.0))
+    if not said.said or len(said.answer.split()) < 3:
+        return None
+    for sentence in focused:
+        if reader.locate(said.answer, sentence.text) is not None and _speaks_of(sentence, asked):
+            return sentence
+    return None
 
 
 def _speaks_of(sentence: Sentence, asked: Asked) -> bool:

@@ -133,24 +133,36 @@ def _numbered(fact: str, verdict: str = ""):
     return said
 
 
+def _copying(fact: str, copied: str | None = None):
+    """A reader that says "Yes [1]" and, asked which sentence decides it, copies `copied` (by
+    default the sentence holding `fact`); asked for its number, names the one holding `fact`."""
+    def said(prompt: str) -> str:
+        if prompts.COPY_DECIDING_SENTENCE in prompt:
+            return copied if copied is not None else re.search(r"[^\n.]*" + re.escape(fact) + r"[^\n.]*", prompt).group()
+        if prompts.DECIDING_SENTENCE in prompt:
+            return _numbered(fact)(prompt)
+        return "Yes [1]"
+    return said
+
+
 @pytest.mark.parametrize("favoured, shown", [("Yes", "Yes"), ("No", "No")])
-def test_a_verdict_is_read_from_the_readers_probabilities_and_quotes_the_sentence_it_names(
+def test_a_verdict_is_read_from_the_readers_probabilities_and_quotes_the_sentence_it_copies(
         tmp_path, favoured, shown):
     db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
     fact = "diesel generators start within 10 seconds"
-    reader_ = FakeReader(_numbered(fact, "Yes"), choose=lambda prompt, labels: favoured if favoured in labels else None)
+    reader_ = FakeReader(_copying(fact), choose=lambda prompt, labels: favoured if favoured in labels else None)
     result = make_pipeline(db, reader_).answer(
         "Do the emergency diesel generators start within 10 seconds of a grid loss?")
     assert result.found and result.grounding.mode == "verdict"
     assert result.answer.startswith(f"{shown} [")
     assert fact in result.grounding.quotes[0].text
     generated = [prompt for kind, prompt in reader_.calls if kind == "generate"]
-    assert prompts.READER_SELECT_SYSTEM in generated[0]  # read over numbered sentences
+    assert prompts.READER_SYSTEM in generated[0]  # read over the passages, as a fact is
 
 
 def test_a_verdict_carries_the_readers_probability_that_the_sentences_do_not_say(tmp_path):
     db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
-    reader_ = FakeReader(_numbered("Fuel assemblies are replaced", "No"),
+    reader_ = FakeReader(_copying("Fuel assemblies are replaced"),
                          choose=lambda prompt, labels: "unknown" if "unknown" in labels else None)
     result = make_pipeline(db, reader_).answer("Do the fuel assemblies contain thorium?")
     assert result.grounding.signals["said_unknown"] == pytest.approx(0.8)
@@ -296,15 +308,10 @@ def test_a_chat_reader_is_never_given_the_completion_prompts_of_the_search(tmp_p
     assert not any(step.to_json().get("source") == "model" for step in result.refined.steps)
 
 
-def test_a_verdict_quoting_a_sentence_that_says_nothing_asked_is_asked_which_sentence_decides_it(tmp_path):
+def test_a_copied_sentence_that_says_nothing_asked_gives_way_to_the_one_the_reader_numbers(tmp_path):
     db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
     fact = "diesel generators start within 10 seconds"
-
-    def said(prompt: str) -> str:
-        if prompts.DECIDING_SENTENCE in prompt:  # asked again: it names the sentence that decides it
-            return _numbered(fact)(prompt)
-        return "Yes [1]"  # the first numbered sentence: a paragraph about routine work, not the generators
-
-    result = make_pipeline(db, FakeReader(said)).answer(
+    reader_ = FakeReader(_copying(fact, copied="Harbor Point Reactor Handbook"))  # the title: says nothing asked
+    result = make_pipeline(db, reader_).answer(
         "Do the emergency diesel generators start within 10 seconds of a grid loss?")
     assert result.found and fact in result.grounding.quotes[0].text
