@@ -33,7 +33,12 @@ def run_json(*args, db: Path | None = None, **kwargs):
 
 def drained(controller: int) -> str:
     """Everything a pseudo-terminal's controller side receives until the command at the other end
-    ends and closes it (EIO on Linux, b"" elsewhere); the controller is closed after."""
+    ends and closes it (EIO on Linux, b"" elsewhere), as text; the controller is closed after."""
+    return drained_bytes(controller).decode("utf-8", "replace")
+
+
+def drained_bytes(controller: int) -> bytes:
+    """`drained`, as the bytes received."""
     received = bytearray()
     while True:
         try:
@@ -44,4 +49,4 @@ def drained(controller: int) -> str:
             break
         received += chunk
     os.close(controller)
-    return received.decode("utf-8", "replace")
+    return bytes(received)

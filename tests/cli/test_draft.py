@@ -17,7 +17,7 @@ from rich.cells import get_character_cell_size
 
 from longqa.cli.draft import Draft, rows_below_first
 from longqa.models.profiles import QWEN_05B
-from tests.command import drained
+from tests.command import drained, drained_bytes
 from tests.models.test_openai import ask_with_server, server  # noqa: F401 -- the fixture
 
 
@@ -99,17 +99,7 @@ def _ask_on_terminal(monkeypatch, capsys, tmp_path, server, reply: str, columns:
     monkeypatch.setattr(sys, "stdout", stream)
     code, output, _ = ask_with_server(monkeypatch, capsys, tmp_path, server)
     stream.close()
-    received = bytearray()
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(controller)
-    return bytes(received), code, output.err
+    return drained_bytes(controller), code, output.err
 
 
 @pytest.mark.parametrize("reply", ["\udce2\udc80\udcae45 seconds [2]", "\udcc2\udc9b2J45 seconds [2]"])

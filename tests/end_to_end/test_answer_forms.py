@@ -74,27 +74,17 @@ def _asked(db, key: str, code: int = 0) -> dict:
     return data
 
 
-def test_a_count_written_in_words(guide_db):
-    data = _asked(guide_db, "count")
-    assert data["answer"].startswith("three"), data["answer"]
-    assert "three intake screens" in data["quotes"][0]["text"]
-
-
-def test_a_verdict_no_quotes_its_deciding_sentence(guide_db):
-    data = _asked(guide_db, "no")
-    assert data["answer"].startswith("No"), data["answer"]
-    assert "must not be started while the intake screens are blocked" in data["quotes"][0]["text"]
-
-
-def test_a_verdict_yes_quotes_its_deciding_sentence(guide_db):
-    data = _asked(guide_db, "yes")
-    assert data["answer"].startswith("Yes"), data["answer"]
-    assert "standby pump may be started by hand" in data["quotes"][0]["text"]
-
-
-def test_a_dot_command(guide_db):
-    data = _asked(guide_db, "command")
-    assert data["answer"].startswith(".readings"), data["answer"]
+@pytest.mark.parametrize("key, answer, quoted", [
+    ("count", "three", "three intake screens"),  # a count the text writes in words
+    ("no", "No", "must not be started while the intake screens are blocked"),  # each verdict quotes
+    ("yes", "Yes", "standby pump may be started by hand"),  # the sentence that decides it
+    ("command", ".readings", "type .readings at the console prompt"),  # a dot-command keeps its dot
+    ("unit", "420 cubic metres", "holds 420 cubic metres"),  # a fact with its unit
+])
+def test_a_short_answer_and_the_sentence_that_proves_it(guide_db, key, answer, quoted):
+    data = _asked(guide_db, key)
+    assert data["answer"].startswith(answer), data["answer"]
+    assert quoted in data["quotes"][0]["text"], data["quotes"]
 
 
 def test_a_summary_quotes_several_sentences_of_that_section(guide_db):
@@ -108,11 +98,6 @@ def test_a_how_to_question_quotes_its_steps(guide_db):
     said = " ".join(quote["text"] for quote in data["quotes"])
     assert len(data["quotes"]) >= 2, data["answer"]
     assert "isolator switch" in said or "unbolt the worn blade" in said, said
-
-
-def test_a_fact_with_its_unit(guide_db):
-    data = _asked(guide_db, "unit")
-    assert data["answer"].startswith("420 cubic metres"), data["answer"]
 
 
 def test_a_fact_the_guide_lacks_is_declined(guide_db):
