@@ -72,9 +72,9 @@ def test_a_file_rewritten_while_it_is_read_is_not_stored_with_a_stale_hash(tmp_p
     path.write_text(DOC)
     real_parse = ingest_module.parse_file
 
-    def rewritten_meanwhile(file, limits):  # a writer replaces the file between hash and parse
+    def rewritten_meanwhile(file, limits, *rest):  # a writer replaces the file between hash and parse
         path.write_text(DOC + "\n## Venting\n\nBleed the radiators each autumn.\n")
-        return real_parse(file, limits)
+        return real_parse(file, limits, *rest)
 
     monkeypatch.setattr(ingest_module, "parse_file", rewritten_meanwhile)
     db = open_db(db_path)
