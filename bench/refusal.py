@@ -120,7 +120,7 @@ def main() -> int:
               "load": load(), "profile": args.profile, "answers": args.answers.name, "negatives": args.negatives.name,
               "chosen_on_this_half": bool(args.choose), "rule": f"right = token F1 >= {RIGHT}; "
               f"chosen = highest threshold losing at most {MOST_LOST:.0%} of right answers",
-              "overall": chosen, "by_dataset": by_dataset(answers, negatives, threshold)}
+              "at_threshold": chosen, "by_dataset_at_threshold": by_dataset(answers, negatives, threshold)}
     print(json.dumps(chosen, indent=1))
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
