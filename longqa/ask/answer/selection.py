@@ -76,14 +76,13 @@ def named_numbers(raw: str, listed: Numbered) -> list[int]:
     return [n for n in dict.fromkeys(found) if listed.get(n) is not None]
 
 
-def verdict(generator, asked: Asked, focused: list[Sentence], on_draft=None) -> tuple[str, Grounding]:
+def verdict(generator, asked: Asked, focused: list[Sentence], prompt: str, on_draft=None) -> tuple[str, Grounding]:
     """Yes or No and the sentence that decides it, or "The documents do not say." (mode none).
 
     The verdict is read over the passages as a fact is (reader.messages): over numbered sentences
     the default reader leaned to "Yes" where the passages made it say "No". The sentence is the one
     it copies when asked which decides it, proven word for word; else the one it names by number;
     else the best sentence agreeing with the verdict (named False among the confidence's signals)."""
-    prompt = generator.chat_prompt(reader.messages(asked, focus.render(focused)))
     raw = reader.written(generator, prompt, on_draft, in_effect().answer.reader_tokens_out)
     # The verdict is the more probable of the two first words; the reader's probability that the
     # passages do not say is a signal of the confidence, which decides whether the verdict stands.
@@ -153,11 +152,10 @@ def _likeliest(generator, prompt: str, listed: Numbered, count: int) -> list[int
     return [i + 1 for i in order[:count]]
 
 
-def selected(generator, asked: Asked, focused: list[Sentence], on_draft=None) -> tuple[str, Grounding]:
+def selected(generator, asked: Asked, focused: list[Sentence], prompt: str, on_draft=None) -> tuple[str, Grounding]:
     """The sentences the reader selects, quoted in document order ("- sentence [n]" a line each
     when there are several), or "The documents do not say." (mode none)."""
-    listed = numbered(focused)
-    prompt = prompt_for(generator, asked, listed)
+    listed = numbered(focused)  # as the plan's prompt numbered them (stage.py)
     raw = reader.written(generator, prompt, on_draft, in_effect().answer.selection_tokens_out)
     probability = reader.own_probability(generator, prompt, raw) if raw.strip() else 0.0
     said_unknown = 0.0

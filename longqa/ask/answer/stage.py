@@ -132,9 +132,9 @@ def run_answer(generator: Generator, asked: Asked, plan: AnswerPlan, grounding: 
             text, found = choose.choose_short(generator, asked, plan.focused, plan.prompt, plan.sentences,
                                               plan.bridges, plan.embedder, on_draft=on_draft)
         elif plan.mode == "verdict":
-            text, found = selection.verdict(generator, asked, plan.focused, on_draft)
+            text, found = selection.verdict(generator, asked, plan.focused, plan.prompt, on_draft)
         elif plan.mode == "selection":
-            text, found = selection.selected(generator, asked, plan.focused, on_draft)
+            text, found = selection.selected(generator, asked, plan.focused, plan.prompt, on_draft)
         elif plan.mode == "summary":
             text, found = summary.summarise(asked, plan.sentences)
         else:
