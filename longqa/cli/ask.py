@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from longqa.cli.app import DbOption, JsonOption, app, console_err, db_from, print_json
-from longqa.cli.ask_output import print_context, print_declined, print_explain, print_sources
+from longqa.cli.ask_output import answerer, print_context, print_declined, print_explain, print_sources
 from longqa.cli.clock import since_start
 from longqa.cli.draft import Draft
 from longqa.cli.question import read_question
@@ -178,7 +178,9 @@ def _answer(question, doc_ids, store, generator, embedder, *, context_only, pref
     assert result is not None
     draft.clear()
     _note_times(result.refined, generator, startup, first_piece, draft.first)
-    _report(result.refined, explain, result.grounding, pipeline.settings_in_effect())
+    settings_now = pipeline.settings_in_effect()
+    _report(result.refined, explain, result.grounding, settings_now,
+            answerer(generator, settings_now) if explain and generator is not None else None)
     if as_json:
         print_json(result.as_json())
     elif result.found:
@@ -225,10 +227,10 @@ def _note_times(refined, generator, startup: float, first_piece: float | None = 
     timings["total"] = since_start()
 
 
-def _report(refined, explain: bool, grounding=None, settings=None) -> None:
+def _report(refined, explain: bool, grounding=None, settings=None, answered_by: str | None = None) -> None:
     """--explain on stderr; without it, still one stderr line per degradation (e.g. no vectors)."""
     if explain:
-        print_explain(refined, grounding, settings)
+        print_explain(refined, grounding, settings, answered_by)
         return
     for note in refined.notes:
         console_err().print(f"longqa: warning: {note}", markup=False, highlight=False)

@@ -68,9 +68,32 @@ def print_context(refined: Refined) -> None:
     sys.stdout.flush()
 
 
-def print_explain(refined: Refined, grounding=None, settings: AskSettings | None = None) -> None:
-    """Per passage BM25 / dense / fused scores, then the analysis and the steps, then the settings
-    in effect (`name = value`, one per line); all on stderr."""
+def answerer(generator, settings: AskSettings | None) -> str:
+    """Who answers and whether it may decline, in one line (`ask --explain`): a reader (its chat
+    prompt, or the chat template of a GGUF no profile declares, its decisions unmeasured) or a
+    chooser (a completion model whose candidates the rules rank)."""
+    from longqa.ask.answer import reader_confidence
+    from longqa.models import profiles
+
+    name = getattr(generator, "name", None) or "?"
+    if not profiles.is_reader(generator):
+        return f"answered by: {name}, a chooser (completion prompt; the ranker picks among its candidates)"
+    profile = profiles.profile_of(generator)
+    threshold = settings.answer.reader_decline if settings is not None else 0.0
+    if profile is None or reader_confidence.table_of(profile.name) is None:
+        declines = "no fitted confidence, so it never declines on confidence"
+    elif threshold > 0:
+        declines = f"declines below calibrated confidence {threshold:g} (answer.reader_decline)"
+    else:
+        declines = "confidence fitted; declining on it is off (answer.reader_decline 0)"
+    how = "its own chat prompt" if profile is not None else "the GGUF's chat template, its decisions unmeasured"
+    return f"answered by: {name}, a reader ({how}); {declines}"
+
+
+def print_explain(refined: Refined, grounding=None, settings: AskSettings | None = None,
+                  answered_by: str | None = None) -> None:
+    """Per passage BM25 / dense / fused scores, then the analysis and the steps, who answered
+    (`answerer`), then the settings in effect (`name = value`, one per line); all on stderr."""
     err = console_err()
     a = refined.analysis
     evidence = "n/a" if a.evidence is None else f"{a.evidence:.2f}"
@@ -120,6 +143,8 @@ def print_explain(refined: Refined, grounding=None, settings: AskSettings | None
         err.print(f"step {step.number}: {step.action} (+{added} leaves) {detail}", markup=False, highlight=False)
     timings = "  ".join(f"{k} {v:.2f}s" for k, v in refined.timings.items())
     err.print(f"timings: {timings}", markup=False, highlight=False)
+    if answered_by:
+        err.print(answered_by, markup=False, highlight=False)
     if settings is not None:
         err.print("settings:", markup=False, highlight=False)
         for line in settings.lines():

@@ -56,9 +56,21 @@ def describe_generator(model: str | None, llm_url: str | None, *, prepare: bool 
         report = {"source": SOURCE_DEFAULT if profile is profiles.DEFAULT else SOURCE_PROFILE,
                   "name": profile_name(profile), "profile": profile.name}
         report.update(_file_fields(path, generator=True) if path.is_file() else _unprepared(path))
+    if path.is_file():
+        report["answers_as"] = answers_as(profile, path)
     if prepare:
         report["checked"] = _try_generator(load_generator(model, None))
     return report
+
+
+def answers_as(profile, path) -> str:
+    """A local generator's way of answering, in words: a reader (its profile's chat prompt, or the
+    chat template in a GGUF no profile declares) or a chooser (a completion prompt)."""
+    if profile is not None:
+        return "reader (its chat prompt)" if profile.reads else "chooser (a completion prompt)"
+    if read_gguf_info(path).chat_template:
+        return "reader (the GGUF's chat template; its decisions unmeasured, so it never declines on confidence)"
+    return "chooser (no chat template in the GGUF)"
 
 
 def describe_embedder(embed_model: str | None, embed_url: str | None, *, prepare: bool = False) -> dict:

@@ -60,6 +60,8 @@ def test_question_from_stdin_and_explain_on_stderr(store, monkeypatch, capsys):
     data = json.loads(out)  # stdout holds the JSON document and nothing else
     assert code == 0 and data["question"] == QUESTION
     assert "R_q" in err and "bm25" in err and "timings" in err
+    # who answered, and whether it may decline: the fake is no reader profile and has no template
+    assert "answered by: fake-generator, a chooser" in err.split("\nsettings:\n", 1)[0]
 
 
 def test_explain_prints_the_settings_in_effect_after_the_rest(store, monkeypatch, capsys):
@@ -128,3 +130,20 @@ def test_ask_imports_none_of_the_other_commands_and_help_imports_them_all():
     asking = modules("ask", "--help")
     assert "longqa.cli.ask" in asking and not asking & others
     assert modules("--help") >= others - {"longqa.ingest", "longqa.eval"} | {"longqa.cli.ask", "longqa.cli.models"}
+
+
+def test_explain_says_whether_the_reader_may_decline():
+    from longqa.ask.settings import DEFAULTS
+    from longqa.cli.ask_output import answerer
+    from longqa.models import profiles
+
+    reader = FakeGenerator()
+    reader.profile = profiles.QWEN_15B  # a reader profile with a fitted confidence table
+    assert answerer(reader, DEFAULTS.with_values({"answer.reader_decline": 0.3})).endswith(
+        "a reader (its own chat prompt); declines below calibrated confidence 0.3 (answer.reader_decline)")
+    assert "declining on it is off" in answerer(reader, DEFAULTS.with_values({"answer.reader_decline": 0.0}))
+    chat_file = FakeGenerator()
+    chat_file.chats = True  # a GGUF no profile declares, with a chat template
+    assert answerer(chat_file, DEFAULTS).endswith(
+        "a reader (the GGUF's chat template, its decisions unmeasured); no fitted confidence, so it never "
+        "declines on confidence")

@@ -27,6 +27,8 @@ def write_gguf(path, arch="llama", **numbers):
     writer.add_token_scores([0.5] * 3000)
     if "pooling" in numbers:
         writer.add_pooling_type(gguf.PoolingType(numbers["pooling"]))
+    if "template" in numbers:
+        writer.add_chat_template(numbers["template"])
     writer.add_tensor("token_embd.weight", np.zeros((4, 8), np.float32))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
@@ -48,6 +50,19 @@ def test_info_tells_generators_from_sentence_encoders(tmp_path):
     assert (generator.architecture, generator.context_length, generator.is_encoder) == ("gemma3", 32768, False)
     pooled = read_gguf_info(write_gguf(tmp_path / "p.gguf", "qwen3", pooling=1))
     assert pooled.is_encoder and pooled.pooling_type == 1
+
+
+def test_models_says_whether_a_gguf_answers_as_a_reader_or_a_chooser(tmp_path):
+    from longqa.models import profiles
+    from longqa.models.describe import answers_as
+
+    template = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    chat = write_gguf(tmp_path / "chat.gguf", "qwen2", template=template)
+    plain = write_gguf(tmp_path / "plain.gguf", "gemma3")
+    assert answers_as(None, chat).startswith("reader (the GGUF's chat template")
+    assert answers_as(None, plain) == "chooser (no chat template in the GGUF)"
+    assert answers_as(profiles.QWEN_15B, plain) == "reader (its chat prompt)"
+    assert answers_as(profiles.GEMMA_270M, chat) == "chooser (a completion prompt)"
 
 
 @pytest.mark.parametrize("content, message", [
