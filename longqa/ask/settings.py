@@ -37,7 +37,6 @@ MAX_NUMBER = 1e6
 ROUTER_MODES = ("auto", "on", "off")  # SearchSettings.router
 SEARCH_MODES = ("tree", "graph", "auto")  # SearchSettings.search
 FREE_TEXT_MODES = ("auto", "generate", "quote")  # AnswerSettings.free_text
-READER_ORDERS = ("document", "relevance")  # AnswerSettings.reader_order
 
 
 @dataclass(frozen=True)
@@ -423,10 +422,6 @@ class AnswerSettings:
     header_lookback: int = tunable(40, "sentences searched backwards for a table's year header", SPOT)
     max_sources: int = tunable(3, "most sources listed under an answer", "what supports a short answer")
     # -- the reader (a chat profile writes the answer; ask/answer/reader.py) --------------------------
-    reader_order: str = tunable(
-        "document", "the order in which a reader reads a short answer's passages: 'document' (as they stand) or "
-        "'relevance' (the passage with the best sentence last, next to the question; each passage's "
-        "sentences in document order)", TUNE, choices=READER_ORDERS)
     reader_focus_tokens: int = tunable(
         700, "tokens of best sentences a reader profile reads for a short answer (focus_tokens for the others)",
         "qwen2.5-coder-1.5b, 150 questions a half: 260 -> 400 -> 700 took the tune half's F1 0.341 -> 0.378 -> "

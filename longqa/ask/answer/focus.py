@@ -167,27 +167,6 @@ def select(found: list[Sentence], max_tokens: int, spread: bool) -> list[Sentenc
     return sorted(chosen, key=lambda s: s.order)
 
 
-def arranged(chosen: list[Sentence], order: str) -> list[Sentence]:
-    """`chosen` (in context order) as a reader reads it: "document" keeps context order;
-    "relevance" puts the passages in rising order of their best sentence, so that the likeliest
-    passage is read last, next to the question (small models weigh what they read last most and
-    lose what sits in the middle of a long prompt), each passage's sentences kept in order."""
-    if order != "relevance":
-        return chosen
-    best: dict[int, float] = {}
-    first: dict[int, int] = {}
-    for s in chosen:
-        best[id(s.passage)] = max(best.get(id(s.passage), s.score), s.score)
-        first.setdefault(id(s.passage), s.order)
-    return sorted(chosen, key=lambda s: (best[id(s.passage)], first[id(s.passage)], s.order))
-
-
-def for_reader(chosen: list[Sentence]) -> str:
-    """The passages of a reader's short answer or verdict as it reads them (answer.reader_order):
-    every prompt of one conversation renders them so, and its states are reused."""
-    return render(arranged(chosen, in_effect().answer.reader_order))
-
-
 def render(chosen: list[Sentence]) -> str:
     """Focused context: each passage's header ([n] doc > section (pages)) and its chosen sentences;
     a table row goes under its table's column headers when the header row was not chosen itself

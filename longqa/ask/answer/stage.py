@@ -108,7 +108,7 @@ def _reader_plan(asked: Asked, found: list[focus.Sentence], long_form: bool, max
     pool = summary.in_section(found, asked.section) if asked.want == "summary" else found
     chosen = focus.select(pool, window, spread=form == "selection")
     if form in ("short", "verdict"):  # a verdict is read over the passages, as a fact is
-        prompt = reader_prompt(generator, asked, focus.for_reader(chosen))
+        prompt = reader_prompt(generator, asked, focus.render(chosen))
     else:
         prompt = selection.prompt_for(generator, asked, selection.numbered(chosen))
     return AnswerPlan(form, prompt, chosen, form == "selection", max_tokens, found, bridges, embedder)
