@@ -78,8 +78,8 @@ class Pipeline:
         # "Nothing relevant" thresholds; the cosine one is calibrated for all-MiniLM-L6-v2.
         self.coverage_min, self.cosine_min = relevance.coverage_min, relevance.cosine_min
         # The retriever reads the call's retrieval section (--set retrieval.*), `k` winning over it.
-        self.retriever = HybridRetriever(db, embedder if retrieval != "bm25" else None, retrieval,
-                                         k if k is not None else whole.retrieval.k, settings=whole.retrieval)
+        self.retriever = HybridRetriever(db, embedder if retrieval != "bm25" else None, retrieval, k,
+                                         settings=whole.retrieval)
         self._heads_kept = False
         # Called once retrieval has found relevant passages, before any model call (the CLI starts
         # loading the generator there, so an answer need not wait for the whole load).

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from longqa.retrieve.settings import RETRIEVAL
+from longqa.retrieve.settings import RetrievalSettings
 from longqa.retrieve.terms import content_terms, fts_match
 from longqa.store import fts, fts_cut
 from longqa.store.nodes import id_range
@@ -30,9 +30,11 @@ class Hit:
 
 
 def search(
-    db: sqlite_utils.Database, question: str, k: int = 20, doc_ids: list[int] | None = None
+    db: sqlite_utils.Database, question: str, k: int, doc_ids: list[int] | None = None, *,
+    settings: RetrievalSettings,
 ) -> list[Hit]:
-    """The `k` best leaves for `question` by BM25, best first; [] when it has no content words."""
+    """The `k` best leaves for `question` by BM25, best first; [] when it has no content words.
+    `settings` is the call's retrieval section (column weights, over-fetch, the common-row cut)."""
     match = fts_match(question)
     if match is None or k <= 0:
         return []
@@ -40,30 +42,34 @@ def search(
     hits: list[Hit] = []
     for span in ranges:
         if span is None:  # the whole store: rows holding only common phrases are not scored (fts_cut.py)
-            rows = fts_cut.match_rows_cut(db, match.split(" OR "), RETRIEVAL.column_weights,
-                                          k * RETRIEVAL.overfetch, RETRIEVAL.bm25_common_rows)
+            rows = fts_cut.match_rows_cut(db, match.split(" OR "), settings.column_weights,
+                                          k * settings.overfetch, settings.bm25_common_rows)
         else:
-            rows = fts.match_rows(db, match, RETRIEVAL.column_weights, k * RETRIEVAL.overfetch, span)
+            rows = fts.match_rows(db, match, settings.column_weights, k * settings.overfetch, span)
         keep = fts.leaf_ids_among(db, [node_id for node_id, _ in rows], doc_ids)
         hits += [Hit(node_id, score) for node_id, score in rows if node_id in keep]
     hits.sort(key=lambda h: (-h.score, h.node_id))
     if len(hits) < k:  # many section nodes among the best rows: ask again, filtering in SQL
-        hits = [Hit(*row) for row in fts.match_leaves(db, match, RETRIEVAL.column_weights, k, doc_ids)]
+        hits = [Hit(*row) for row in fts.match_leaves(db, match, settings.column_weights, k, doc_ids)]
     return hits[:k]
 
 
-def matched_terms(db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None) -> dict[str, int]:
+def matched_terms(db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None,
+                  settings: RetrievalSettings | None = None) -> dict[str, int]:
     """For each content term of `question`, how many leaves hold it in their text or section path
-    (0 = the store never says it; counting stops at 1000). The lexical half of the "nothing
-    relevant" decision."""
+    (0 = the store never says it; counting stops at `settings.term_count_cap`). The lexical half of
+    the "nothing relevant" decision. `settings` is the call's retrieval section; a caller that
+    passes none (ask/search/relevance.py, for now) counts up to the default cap."""
+    settings = settings or RetrievalSettings()
     # A leaf's text and its section path: an article often names its subject only in its heading
     # ("# Tikhaya Sosna River" over "The river has its sources ..."); the title column (empty for
     # leaves) is left out.
-    return {term: fts.leaves_matching(db, f'{{path text}} : "{term}"', doc_ids, RETRIEVAL.term_count_cap)
+    return {term: fts.leaves_matching(db, f'{{path text}} : "{term}"', doc_ids, settings.term_count_cap)
             for term in content_terms(question)[:32]}
 
 
-def scores_in_documents(db: sqlite_utils.Database, question: str, doc_ids: list[int]) -> dict[int, float]:
+def scores_in_documents(db: sqlite_utils.Database, question: str, doc_ids: list[int], *,
+                        settings: RetrievalSettings) -> dict[int, float]:
     """BM25 of EVERY node of `doc_ids` that matches `question` (no top-k), by node id.
 
     Whole-document scoring needs the score of each paragraph of a candidate document, not only
@@ -76,5 +82,5 @@ def scores_in_documents(db: sqlite_utils.Database, question: str, doc_ids: list[
     for doc_id in doc_ids:
         span = id_range(db, doc_id)
         if span is not None:
-            found.update(fts.match_rows(db, match, RETRIEVAL.column_weights, -1, span))
+            found.update(fts.match_rows(db, match, settings.column_weights, -1, span))
     return found

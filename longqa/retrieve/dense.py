@@ -12,22 +12,23 @@ import numpy as np
 import sqlite_utils
 
 from longqa.retrieve.bm25 import Hit
-from longqa.retrieve.settings import RETRIEVAL, RetrievalSettings
+from longqa.retrieve.settings import RetrievalSettings
 from longqa.store.nodes import leaf_count
 from longqa.store.vectors import documents_missing_vectors, load_vectors, stale_message
 
 
 def search(
-    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int = 20, doc_ids: list[int] | None = None,
-    settings: RetrievalSettings = RETRIEVAL,
+    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int, doc_ids: list[int] | None = None, *,
+    settings: RetrievalSettings,
 ) -> list[Hit]:
-    """The `k` leaves most similar to `query_vector` among those embedded by `model`, best first."""
+    """The `k` leaves most similar to `query_vector` among those embedded by `model`, best first
+    (`settings`: the call's retrieval section, whose dense_* fields choose exact search or the cut)."""
     return search_scopes(db, query_vector, model, k, [doc_ids], settings)[0]
 
 
 def search_scopes(
     db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int, scopes: list[list[int] | None],
-    settings: RetrievalSettings = RETRIEVAL,
+    settings: RetrievalSettings,
 ) -> list[list[Hit]]:
     """Top `k` per scope (None = every document): exact from one pass over the matrix up to
     `settings.dense_exact_max` vectors, through the candidate cut above it."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from longqa.retrieve.bm25 import Hit
-from longqa.retrieve.settings import RETRIEVAL
+from longqa.retrieve.settings import RetrievalSettings
 
 PATTERNS = ("exact", "semantic", "both")
 
@@ -32,8 +32,9 @@ class Fused:
     dense_raw: float | None = None
 
 
-def weights(pattern: str, lean: float = RETRIEVAL.pattern_lean) -> tuple[float, float]:
-    """(BM25 weight, dense weight) for an information pattern: exact, semantic or both."""
+def weights(pattern: str, lean: float) -> tuple[float, float]:
+    """(BM25 weight, dense weight) for an information pattern: exact, semantic or both; `lean` is
+    the call's `retrieval.pattern_lean`."""
     if pattern == "exact":
         return lean, 1 - lean
     if pattern == "semantic":
@@ -61,15 +62,15 @@ def fuse(
     name_match: dict[int, float] | None = None,
     doc_of: dict[int, int] | None = None,
     *,
-    name_boost: float = RETRIEVAL.name_boost,
-    cutoff: float = RETRIEVAL.relative_cutoff,
-    lean: float = RETRIEVAL.pattern_lean,
+    settings: RetrievalSettings,
 ) -> list[Fused]:
     """Fused candidates, best first, without those under `cutoff` x the best score.
 
     `name_match` (document id -> how well the question names it, in [0, 1]) and `doc_of` (leaf
-    id -> document id) give the document-name prior; without them no leaf is down-weighted."""
-    w_bm25, w_dense = weights(pattern, lean)
+    id -> document id) give the document-name prior; without them no leaf is down-weighted.
+    `settings` is the call's retrieval section: its name_boost, relative_cutoff and pattern_lean."""
+    name_boost, cutoff = settings.name_boost, settings.relative_cutoff
+    w_bm25, w_dense = weights(pattern, settings.pattern_lean)
     if not dense_hits:  # one retriever only: its normalised score is the fused score
         w_bm25, w_dense = 1.0, 0.0
     elif not bm25_hits:

@@ -22,7 +22,7 @@ from longqa.retrieve import bm25, dense
 from longqa.retrieve.bm25 import Hit
 from longqa.retrieve.docnames import name_scores
 from longqa.retrieve.fusion import Fused, fuse
-from longqa.retrieve.settings import RETRIEVAL, RetrievalSettings
+from longqa.retrieve.settings import RetrievalSettings
 from longqa.store.documents import document_count
 from longqa.store.nodes import documents_of
 
@@ -52,10 +52,12 @@ class HybridRetriever:
     db: sqlite_utils.Database
     embedder: object | None = None  # longqa.models.base.Embedder
     mode: str = "hybrid"
-    k: int = RETRIEVAL.k
-    settings: RetrievalSettings = RETRIEVAL  # the other tunables (retrieve/settings.py)
+    k: int | None = None  # leaves per retriever; None: settings.k
+    settings: RetrievalSettings = field(default_factory=RetrievalSettings)  # every tunable (retrieve/settings.py)
 
     def __post_init__(self) -> None:
+        if self.k is None:
+            self.k = self.settings.k
         if self.mode not in MODES:
             raise ValueError(f"retrieval mode must be one of {', '.join(MODES)}")
         self.dense_note = None
@@ -95,9 +97,9 @@ class HybridRetriever:
 
         bm25_hits: list[Hit] = []
         if self.mode != "dense":
-            bm25_hits = bm25.search(self.db, query, self.k, doc_ids)
+            bm25_hits = bm25.search(self.db, query, self.k, doc_ids, settings=self.settings)
             if narrow:
-                bm25_hits = _union(bm25_hits, bm25.search(self.db, query, self.k, narrow))
+                bm25_hits = _union(bm25_hits, bm25.search(self.db, query, self.k, narrow, settings=self.settings))
         seconds["bm25"] = time.perf_counter() - started
 
         dense_hits: list[Hit] = []
@@ -112,8 +114,7 @@ class HybridRetriever:
             seconds["dense"] = time.perf_counter() - tick
 
         doc_of = documents_of(self.db, list(dict.fromkeys(h.node_id for h in [*bm25_hits, *dense_hits])))
-        candidates = fuse(bm25_hits, dense_hits, pattern, named, doc_of, name_boost=self.settings.name_boost,
-                          cutoff=self.settings.relative_cutoff, lean=self.settings.pattern_lean)
+        candidates = fuse(bm25_hits, dense_hits, pattern, named, doc_of, settings=self.settings)
         seconds["total"] = time.perf_counter() - started
         return Retrieval(query, candidates, bm25_hits, dense_hits, named, doc_of, seconds)
 

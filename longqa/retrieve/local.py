@@ -20,6 +20,7 @@ import sqlite_utils
 
 from longqa.retrieve import bm25
 from longqa.retrieve.fusion import min_max, weights
+from longqa.retrieve.settings import RetrievalSettings
 
 
 @dataclass
@@ -32,12 +33,14 @@ class LocalScores:
 
 def local_scores(
     db: sqlite_utils.Database, question: str, leaf_ids: list[int], doc_ids: list[int],
-    pattern: str = "both", vectors=None, query_vector: np.ndarray | None = None,
+    pattern: str = "both", vectors=None, query_vector: np.ndarray | None = None, *,
+    settings: RetrievalSettings,
 ) -> LocalScores:
     """LS for each of `leaf_ids` (the leaves of `doc_ids`). `vectors` is a store.vectors.VectorMatrix
-    (or None: BM25 only); `query_vector` the embedded question."""
+    (or None: BM25 only); `query_vector` the embedded question; `settings` the call's retrieval
+    section (BM25's column weights, the pattern's lean)."""
     wanted = set(leaf_ids)
-    raw_bm25 = {k: v for k, v in bm25.scores_in_documents(db, question, doc_ids).items() if k in wanted}
+    raw_bm25 = {k: v for k, v in bm25.scores_in_documents(db, question, doc_ids, settings=settings).items() if k in wanted}
     norm_bm25 = min_max({leaf: raw_bm25.get(leaf, 0.0) for leaf in leaf_ids}, floor=0.0)
     norm_dense: dict[int, float] = {}
     raw_dense: dict[int, float] = {}
@@ -47,7 +50,7 @@ def local_scores(
         if raw_dense:
             lowest = min(raw_dense.values())
             norm_dense = min_max({leaf: raw_dense.get(leaf, lowest) for leaf in leaf_ids})
-    w_bm25, w_dense = weights(pattern)
+    w_bm25, w_dense = weights(pattern, settings.pattern_lean)
     if not norm_dense:
         w_bm25, w_dense = 1.0, 0.0
     fused = {leaf: w_bm25 * norm_bm25.get(leaf, 0.0) + w_dense * norm_dense.get(leaf, 0.0) for leaf in leaf_ids}

@@ -100,7 +100,7 @@ def test_retrieval_switches_to_the_cut_only_above_the_setting(handbook):
     path, db, model, queries = handbook
     forget_vectors()
     rows = len(load_vectors(db, model))
-    exact = dense.search(db, queries[0], model, k=10)
+    exact = dense.search(db, queries[0], model, k=10, settings=RETRIEVAL)
     assert rows <= RETRIEVAL.dense_exact_max  # a handbook is searched exactly by default
     through_cut = dense.search(db, queries[0], model, k=10,
                                settings=RETRIEVAL.but(dense_exact_max=0, dense_cut_pool=rows))

@@ -9,6 +9,7 @@ from longqa.retrieve.equivalents import _PHRASES, equivalent_phrases
 from longqa.text.stems import singular_phrase as _stem
 from longqa.retrieve.fusion import fuse, min_max, weights
 from longqa.retrieve.hybrid import HybridRetriever
+from longqa.retrieve.settings import RETRIEVAL
 from longqa.retrieve.terms import content_terms, fts_match
 from tests.ask_support import build_store, reactor_handbook
 from tests.fakes import FakeEmbedder
@@ -48,7 +49,7 @@ def handbook_db(tmp_path, db_path):
 
 @pytest.mark.parametrize("text", NASTY)
 def test_any_user_text_is_a_valid_fts_query(handbook_db, text):
-    hits = bm25.search(handbook_db, text)  # must not raise an FTS5 syntax error
+    hits = bm25.search(handbook_db, text, 20, settings=RETRIEVAL)  # must not raise an FTS5 syntax error
     assert all(isinstance(h, Hit) for h in hits)
     expression = fts_match(text)
     if expression is not None:
@@ -58,7 +59,7 @@ def test_any_user_text_is_a_valid_fts_query(handbook_db, text):
 def test_operators_become_plain_words_and_still_find_content(handbook_db):
     kinds = {row["id"]: row for row in handbook_db.query("SELECT id, kind, text FROM nodes")}
     for text in ['NEAR(coolant AND "loop', "-coolant* (loop)"]:
-        hits = bm25.search(handbook_db, text)
+        hits = bm25.search(handbook_db, text, 20, settings=RETRIEVAL)
         assert hits, text
         assert all(kinds[h.node_id]["kind"] == "paragraph" for h in hits)
         assert "coolant" in kinds[hits[0].node_id]["text"].lower()
@@ -66,7 +67,7 @@ def test_operators_become_plain_words_and_still_find_content(handbook_db):
 
 def test_stopwords_only_gives_no_query(handbook_db):
     assert fts_match("what is the, and how?") is None
-    assert bm25.search(handbook_db, "what is the, and how?") == []
+    assert bm25.search(handbook_db, "what is the, and how?", 20, settings=RETRIEVAL) == []
 
 
 def test_content_terms_keep_names_years_and_drop_question_words():
@@ -81,10 +82,10 @@ def test_bm25_and_dense_respect_doc_filter(tmp_path, db_path):
     }, tmp_path)
     fuel_id = db.execute("SELECT id FROM documents WHERE title = 'Fuel Notes'").fetchone()[0]
     doc_of = dict(db.execute("SELECT id, doc_id FROM nodes").fetchall())
-    assert len({doc_of[h.node_id] for h in bm25.search(db, "coolant")}) == 2
-    assert {doc_of[h.node_id] for h in bm25.search(db, "coolant", doc_ids=[fuel_id])} == {fuel_id}
+    assert len({doc_of[h.node_id] for h in bm25.search(db, "coolant", 20, settings=RETRIEVAL)}) == 2
+    assert {doc_of[h.node_id] for h in bm25.search(db, "coolant", 20, [fuel_id], settings=RETRIEVAL)} == {fuel_id}
     vector = FakeEmbedder().embed(["coolant pump"])[0]
-    assert {doc_of[h.node_id] for h in dense.search(db, vector, FakeEmbedder.name, doc_ids=[fuel_id])} == {fuel_id}
+    assert {doc_of[h.node_id] for h in dense.search(db, vector, FakeEmbedder.name, 20, [fuel_id], settings=RETRIEVAL)} == {fuel_id}
 
 
 def test_min_max_and_equal_scores():
@@ -97,31 +98,31 @@ def test_min_max_and_equal_scores():
 
 
 def test_weights_lean_three_to_two_toward_the_pattern():
-    assert weights("exact") == (0.6, 0.4)
-    assert weights("semantic") == (0.4, 0.6)
-    assert weights("both") == (0.5, 0.5)
+    assert weights("exact", RETRIEVAL.pattern_lean) == (0.6, 0.4)
+    assert weights("semantic", RETRIEVAL.pattern_lean) == (0.4, 0.6)
+    assert weights("both", RETRIEVAL.pattern_lean) == (0.5, 0.5)
 
 
 def test_fusion_math_and_relative_cutoff():
     lexical = [Hit(1, 10.0), Hit(2, 6.0), Hit(3, 2.0)]  # normalised 1, 0.5, 0
     semantic = [Hit(2, 0.9), Hit(4, 0.7), Hit(5, 0.5)]  # normalised 1, 0.5, 0
-    exact = {f.node_id: f.score for f in fuse(lexical, semantic, "exact")}
+    exact = {f.node_id: f.score for f in fuse(lexical, semantic, "exact", settings=RETRIEVAL)}
     assert exact == pytest.approx({1: 0.6, 2: 0.6 * 0.5 + 0.4 * 1.0, 4: 0.4 * 0.5})
-    both = {f.node_id: f.score for f in fuse(lexical, semantic, "both")}
+    both = {f.node_id: f.score for f in fuse(lexical, semantic, "both", settings=RETRIEVAL)}
     assert both == pytest.approx({2: 0.75, 1: 0.5, 4: 0.25})
-    ranked = fuse(lexical, semantic, "semantic")
+    ranked = fuse(lexical, semantic, "semantic", settings=RETRIEVAL)
     assert [f.node_id for f in ranked] == [2, 1, 4]  # 0.8, 0.4, 0.3
     ranked_scores = {f.node_id: f.score for f in ranked}
     assert ranked_scores == pytest.approx({2: 0.8, 1: 0.4, 4: 0.3})
     # 0.1 x best: fused 0.11 of the best is kept, 0.09 is dropped
     lex = [Hit(1, 1.0), Hit(2, 0.0)]
     sem = [Hit(1, 1.0), Hit(3, 0.22), Hit(4, 0.18), Hit(2, 0.0)]
-    kept = {f.node_id: f.score for f in fuse(lex, sem, "both")}
+    kept = {f.node_id: f.score for f in fuse(lex, sem, "both", settings=RETRIEVAL)}
     assert kept == pytest.approx({1: 1.0, 3: 0.11})
 
 
 def test_fusion_with_one_retriever_uses_its_scores_alone():
-    only = fuse([Hit(1, 5.0), Hit(2, 3.0), Hit(3, 1.0)], [], "exact")
+    only = fuse([Hit(1, 5.0), Hit(2, 3.0), Hit(3, 1.0)], [], "exact", settings=RETRIEVAL)
     assert [(f.node_id, f.score) for f in only] == [(1, 1.0), (2, 0.5)]
 
 
@@ -130,11 +131,11 @@ def test_the_name_prior_weights_before_the_cutoff():
     and the 0.1 x best cut-off is taken after that, so it can drop the leaf."""
     lexical = [Hit(1, 1.0), Hit(2, 0.3), Hit(3, 0.0)]  # normalised 1, 0.3, 0
     doc_of = {1: 10, 2: 20, 3: 10}
-    plain = {f.node_id: f.score for f in fuse(lexical, [], "both")}
+    plain = {f.node_id: f.score for f in fuse(lexical, [], "both", settings=RETRIEVAL)}
     assert plain == pytest.approx({1: 1.0, 2: 0.3})
-    named = {f.node_id: f.score for f in fuse(lexical, [], "both", {10: 1.0, 20: 0.0}, doc_of)}
+    named = {f.node_id: f.score for f in fuse(lexical, [], "both", {10: 1.0, 20: 0.0}, doc_of, settings=RETRIEVAL)}
     assert named == pytest.approx({1: 1.0})  # 0.3 / (1 + 3) = 0.075 < 0.1: cut
-    half = {f.node_id: f.score for f in fuse(lexical, [], "both", {10: 1.0, 20: 0.5}, doc_of)}
+    half = {f.node_id: f.score for f in fuse(lexical, [], "both", {10: 1.0, 20: 0.5}, doc_of, settings=RETRIEVAL)}
     assert half == pytest.approx({1: 1.0, 2: 0.3 * 2.5 / 4})
 
 
@@ -148,7 +149,7 @@ def test_hybrid_candidates_are_exactly_the_fusion_of_its_hits(tmp_path, db_path)
     }, tmp_path)
     result = HybridRetriever(db, FakeEmbedder()).retrieve("What was Amazon's revenue growth in FY2017?")
     assert result.named_docs and result.bm25_hits and result.dense_hits
-    again = fuse(result.bm25_hits, result.dense_hits, "both", result.named_docs, result.doc_of)
+    again = fuse(result.bm25_hits, result.dense_hits, "both", result.named_docs, result.doc_of, settings=RETRIEVAL)
     assert [(c.node_id, c.score) for c in again] == [(c.node_id, c.score) for c in result.candidates]
 
 
@@ -229,7 +230,7 @@ def test_a_caption_is_found_under_its_other_names(tmp_path, db_path):
     assert equivalent_phrases("Who wrote Hamlet?") == []
     # the question's own phrase, plural or not, is not searched twice
     assert "net revenues" not in equivalent_phrases("What net revenue did Orion Foods report?")
-    best = bm25.search(db, question)[0]
+    best = bm25.search(db, question, 20, settings=RETRIEVAL)[0]
     text = db.execute("SELECT text FROM nodes WHERE id = ?", [best.node_id]).fetchone()[0]
     assert text.startswith("Total net sales")
     assert fts_match("SG&A in the balance sheet").count('"selling general and administrative"') == 1

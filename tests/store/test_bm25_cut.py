@@ -51,7 +51,7 @@ def test_nothing_changes_where_no_phrase_is_common(tmp_path, db):
     assert common_phrases(db, phrases, RETRIEVAL.bm25_common_rows) == []
     assert match_rows_cut(db, phrases, WEIGHTS, 8, RETRIEVAL.bm25_common_rows) == fts.match_rows(
         db, " OR ".join(phrases), WEIGHTS, 8)
-    assert [h.node_id for h in bm25.search(db, "footwear revenue", 4)]
+    assert [h.node_id for h in bm25.search(db, "footwear revenue", 4, settings=RETRIEVAL)]
 
 
 def test_a_phrase_with_a_rare_word_is_rare_without_being_counted(tmp_path, db, monkeypatch):

@@ -179,7 +179,7 @@ class Planner:
         else:
             vectors, query_vector = self.vectors_of(query)
             local = local_scores(self.context.db, query, list(leaves), ranked, self.analysis.pattern,
-                                 vectors, query_vector)
+                                 vectors, query_vector, settings=self.context.retriever.settings)
             scores = {leaf: max(first.get(leaf, 0.0), local.fused[leaf]) * prior.get(doc, 1.0)
                       for leaf, doc in leaves.items()}
             ranker = leaf_ranker.load() if self.settings.learned_leaves else None

@@ -12,15 +12,18 @@ from longqa.models.base import Generator
 from longqa.text.words import STOPWORDS, content_terms
 
 
-BRIDGE_GRAMMAR = (
-    f'root ::= " " known "\\n{prompts.NEXT_QUERY} " query\n'
-    f"known ::= [^\\n]{{3,{in_effect().expansion.max_known_chars}}}\n"
-    f"query ::= [^\\n]{{3,{in_effect().expansion.max_query_chars}}}\n"
-)
-SPLIT_GRAMMAR = (
-    f'root ::= " " query "\\n{prompts.SECOND_SUB_QUESTION} " query\n'
-    f"query ::= [^\\n]{{3,{in_effect().expansion.max_query_chars}}}\n"
-)
+def bridge_grammar() -> str:
+    """The next-step line's grammar, its lengths the expansion settings in effect when it is asked."""
+    limits = in_effect().expansion
+    return (f'root ::= " " known "\\n{prompts.NEXT_QUERY} " query\n'
+            f"known ::= [^\\n]{{3,{limits.max_known_chars}}}\n"
+            f"query ::= [^\\n]{{3,{limits.max_query_chars}}}\n")
+
+
+def split_grammar() -> str:
+    """The two sub-questions' grammar, its length the expansion setting in effect when it is asked."""
+    return (f'root ::= " " query "\\n{prompts.SECOND_SUB_QUESTION} " query\n'
+            f"query ::= [^\\n]{{3,{in_effect().expansion.max_query_chars}}}\n")
 
 # Two capitalised names joined by "or"/"and": the entities a comparison is about. A name is
 # capitalised words, possibly linked by small words ("Letters to Cleo", "Bank of America").
@@ -66,7 +69,7 @@ def rule_split(question: str) -> list[str]:
 
 
 def model_split(generator: Generator, question: str) -> list[str]:
-    text = generator.complete(prompts.split_prompt(question), max_tokens=70, grammar=SPLIT_GRAMMAR)
+    text = generator.complete(prompts.split_prompt(question), max_tokens=70, grammar=split_grammar())
     parts = text.split("\n" + prompts.SECOND_SUB_QUESTION)
     return [p.strip() for p in parts if p.strip()]
 
@@ -85,6 +88,6 @@ def sub_questions(generator: Generator | None, question: str, limit: int) -> tup
 
 def next_query(generator: Generator, question: str, context: str) -> tuple[str, str]:
     """(what the context already shows, the next query to look up) for a multi-bridge question."""
-    text = generator.complete(prompts.bridge_prompt(question, context), max_tokens=70, grammar=BRIDGE_GRAMMAR)
+    text = generator.complete(prompts.bridge_prompt(question, context), max_tokens=70, grammar=bridge_grammar())
     known, _, query = text.partition("\n" + prompts.NEXT_QUERY)
     return " ".join(known.split()), " ".join(query.split())[:in_effect().expansion.max_query_chars]

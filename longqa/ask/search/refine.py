@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from longqa import tokens
-from longqa.ask.settings import DEFAULTS
+from longqa.ask.settings import in_effect
 from longqa.text.words import words
 from longqa.tree_types import Node, walk
 
@@ -85,9 +85,9 @@ def score_trees(
     return scored
 
 
-def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float = DEFAULTS.search.fill_floor,
-           forced: list[Node] = (), continuation: int = DEFAULTS.search.continuation_tokens,
-           duplicate_share: float = DEFAULTS.search.duplicate_share, caption: int = DEFAULTS.search.caption_tokens) -> Selection:
+def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relative: float | None = None,
+           forced: list[Node] = (), continuation: int | None = None,
+           duplicate_share: float | None = None, caption: int | None = None) -> Selection:
     """Greedy budgeted selection with parent => children and all-children => parent closure.
 
     `forced` nodes (the search loop's picks, in pick order) are taken first; the rest of the
@@ -98,8 +98,14 @@ def select(roots: list[Node], scored: dict[int, Scored], budget: int, min_relati
     announces what follows (a table's caption) brings the leaves after it in its section and on its
     page, up to `caption` tokens (0: off). A node whose new leaves all repeat text already taken
     (`duplicate_share` of their word trigrams) is passed over: the budget goes to text the context
-    does not hold yet.
+    does not hold yet. Each number not given is the search setting in effect (fill_floor,
+    continuation_tokens, duplicate_share, caption_tokens).
     """
+    s = in_effect().search
+    min_relative = s.fill_floor if min_relative is None else min_relative
+    continuation = s.continuation_tokens if continuation is None else continuation
+    duplicate_share = s.duplicate_share if duplicate_share is None else duplicate_share
+    caption = s.caption_tokens if caption is None else caption
     parent_of = {child.id: node for root in roots for node in walk(root) for child in node.children}
     next_leaf, previous_leaf = _neighbour_leaves(roots) if continuation > 0 or caption > 0 else ({}, {})
     chosen: set[int] = set()  # nodes inside the selection (selected or covered by a selected parent)

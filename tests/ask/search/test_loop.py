@@ -13,6 +13,7 @@ from longqa.ask.prompts import SUFFICIENCY_SUFFIX, sufficiency_prompt
 from longqa.ask.settings import DEFAULTS, applied
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
 from longqa.retrieve.local import local_scores
+from longqa.retrieve.settings import RetrievalSettings
 from longqa.store.nodes import load_tree
 from longqa.structure.tree import walk
 from tests.ask_support import article, build_store, filler, films_corpus, reactor_handbook
@@ -95,7 +96,7 @@ def test_every_leaf_of_a_candidate_document_gets_a_local_score(tmp_path, db_path
 
     question = "How often are fuel assemblies replaced?"
     scores = local_scores(db, question, leaves, [1], "both", load_vectors(db, embedder.name),
-                          embedder.embed([question])[0])
+                          embedder.embed([question])[0], settings=RetrievalSettings())
     assert set(scores.fused) == set(leaves)
     assert min(scores.bm25.values()) == 0.0 and max(scores.bm25.values()) == 1.0
     assert min(scores.dense.values()) == 0.0 and max(scores.dense.values()) == 1.0
