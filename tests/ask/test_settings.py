@@ -50,9 +50,9 @@ def test_the_settings_document_is_current():
 
 
 def layout_problems(readme: str, root) -> list[str]:
-    """What README's Layout table gets wrong about the package under `root` (the repository): a
-    package folder it leaves out, or a path it names that does not exist."""
-    table = readme.split("### Layout", 1)[1].split("\n\n", 2)[1]  # the block after the heading
+    """What the Layout table (docs/development.md) gets wrong about the package under `root` (the
+    repository): a package folder it leaves out, or a path it names that does not exist."""
+    table = readme.split("## Layout", 1)[1].split("\n\n", 2)[1]  # the block after the heading
     named = {path for row in table.splitlines()[2:] for path in re.findall(r"`([^`]+)`", row.split("|")[1])}
     packages = {f"{init.parent.relative_to(root).as_posix()}/" for init in (root / "longqa").rglob("__init__.py")}
     packages.discard("longqa/")
@@ -64,7 +64,7 @@ def test_the_readme_layout_names_every_package_folder_and_nothing_else():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    readme = (root / "docs" / "development.md").read_text(encoding="utf-8")
     assert layout_problems(readme, root) == []
     assert {"longqa/ask/analysis/", "longqa/ask/search/", "longqa/ask/answer/"} <= set(re.findall(r"`(longqa/[^`]*)`", readme))
     # the check fails on a row left out and on a path that is gone
