@@ -59,8 +59,6 @@ _NAME = re.compile(
 # A month or a weekday alone is a "month", not a name: "April" in "(April 14, 1918 – June 12, 2005)"
 # answers "in what month", never "who", and rarely "when".
 _CALENDAR = re.compile(rf"^(?:{_MONTHS}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)$")
-# Placeholders that converted papers leave for formulas and references: never an answer.
-_MARKUP = re.compile(r"\b(?:INLINEFORM|DISPLAYFORM|BIBREF|TABREF|FIGREF|SECREF|CITEREF)\d*\b")
 # Reference marks of encyclopedia pages printed to PDF: "oral argument.[163]", "[note 2]", "[a]".
 _FOOTNOTE = re.compile(r"\[(?:\d{1,4}|[a-z]|(?:note|nb|n)\s*\d{1,3}|citation needed)\]", re.I)
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -101,7 +99,7 @@ def candidates(sentence: str, max_phrase_words: int) -> list[Span]:
     def add(start: int, end: int, kind: str) -> None:
         text = sentence[start:end].strip(" .,;:()'\"“”")
         text = _POSSESSIVE.sub("", text)  # "Ana Ruiz's" answers "who": Ana Ruiz
-        if not text or not any(ch.isalnum() for ch in text) or _MARKUP.search(text):
+        if not text or not any(ch.isalnum() for ch in text):
             return
         start = sentence.index(text, start)
         key = (start, start + len(text))
