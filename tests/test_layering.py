@@ -82,11 +82,32 @@ def _package(module: str) -> str:
     return parts[1] if len(parts) > 1 else "longqa"
 
 
-def _imports(module: str, tree: ast.Module) -> set[str]:
-    """Every longqa module `module` imports, at any depth of its code."""
+def _runs_on_import(node: ast.AST) -> bool:
+    """False for the blocks an import of the module never runs: `if __name__ == "__main__":` (the
+    module run as a script is `__main__`, another module) and `if TYPE_CHECKING:`."""
+    if not isinstance(node, ast.If):
+        return True
+    test = ast.unparse(node.test)
+    return test not in ("TYPE_CHECKING", "typing.TYPE_CHECKING") and "__main__" not in test
+
+
+def _statements(tree: ast.Module):
+    """Every node of the module's code that an import of it can run, at any depth (an import
+    written inside a function counts like one at the top)."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending += [child for child in ast.iter_child_nodes(node) if _runs_on_import(child)]
+
+
+def _imports(module: str, tree: ast.Module, names: set[str] = frozenset()) -> set[str]:
+    """Every longqa module `module` imports, at any depth of its code. `from package import
+    module` is an import of that module (of the package's `__init__` only for a name it defines)
+    when `names` (the package's modules) says it is one."""
     here = module.split(".")[:-1]  # the package a relative import starts from
     found = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name.startswith("longqa"))
         elif isinstance(node, ast.ImportFrom):
@@ -96,8 +117,10 @@ def _imports(module: str, tree: ast.Module) -> set[str]:
             else:
                 target = node.module or ""
             if target.startswith("longqa"):
-                found.add(target)
-                found.update(f"{target}.{alias.name}" for alias in node.names)
+                inside = {f"{target}.{alias.name}" for alias in node.names}
+                found.update(inside)
+                if not inside <= names:
+                    found.add(target)
     return found
 
 
@@ -107,10 +130,10 @@ def module_edges() -> set[tuple[str, str]]:
     names = {m.removesuffix(".__init__") for m in modules}
     edges = set()
     for module, tree in modules.items():
-        for target in _imports(module, tree):
+        for target in _imports(module, tree, names):
             while target not in names and "." in target:  # `from longqa.x import name`
                 target = target.rsplit(".", 1)[0]
-            if target in names and target != "longqa":
+            if target in names and target not in ("longqa", module.removesuffix(".__init__")):
                 edges.add((module, target))
     return edges
 
@@ -186,6 +209,38 @@ def test_no_import_cycle_between_packages():
                 if target in graph.get(source, {}):
                     lines.append(f"{source} -> {target} ({', '.join(sorted(graph[source][target]))})")
     assert not cycles, "import cycles between longqa packages:\n" + "\n".join(lines)
+
+
+# Circles still open, each named with why: the test below fails on any other, and on one of these
+# once it is closed (then take it out of here).
+OPEN_CIRCLES = {
+    # each reads the other's functions at call time; ask/analysis is being reworked (the question
+    # read once into `Asked`), which decides where the rules live
+    ("longqa.ask.analysis.asked", "longqa.ask.analysis.rules"),
+}
+
+
+def module_graph() -> dict[str, dict[str, set[str]]]:
+    """module -> imported module -> the module that imports it (packages by their `__init__`)."""
+    graph: dict[str, dict[str, set[str]]] = {}
+    for module, target in module_edges():
+        graph.setdefault(module.removesuffix(".__init__"), {}).setdefault(target, set()).add(module)
+    return graph
+
+
+def test_no_import_circle_between_modules():
+    """No module imports one that imports it back, through any chain: ask/settings.py, which every
+    step reads, included (its documentation reads the answer ranker from settings_doc.py)."""
+    circles = {tuple(group) for group in _cycles(module_graph())}
+    assert not circles - OPEN_CIRCLES, "import circles between longqa modules:\n" + "\n".join(
+        " <-> ".join(group) for group in sorted(circles - OPEN_CIRCLES))
+    assert not OPEN_CIRCLES - circles, f"closed now, take them out of OPEN_CIRCLES: {sorted(OPEN_CIRCLES - circles)}"
+
+
+def test_the_module_walk_sees_lazy_imports_and_skips_the_script_block():
+    tree = ast.parse("def f():\n    from longqa.parse import text\n"
+                     "if __name__ == '__main__':\n    from longqa.ask import pipeline\n")
+    assert _imports("longqa.x", tree, {"longqa.parse.text"}) == {"longqa.parse.text"}
 
 
 def floor(unit: str) -> int:

@@ -78,18 +78,20 @@ def _parse_text_file(path: Path, suffix: str, head: bytes) -> ParsedDocument:
     if looks_binary(head) and not wide_encoding(head):
         kind = next((name for magic, name in _BINARY_KINDS if head.startswith(magic)), "")
         raise InputError(path, f"not a text document: {kind}" if kind else "not a text document (binary data)")
+    from longqa.parse.tagged import looks_tagged, parse_tagged
+
     text = read_text(path)
     if suffix in _HTML_SUFFIXES or _HTML_START.match(text[:4096]):
-        from longqa.parse.tagged import parse_tagged
-
         return parse_tagged(path, text)
     if suffix in _MARKDOWN_SUFFIXES or suffix not in SUPPORTED_SUFFIXES and _looks_markdown(text):
         from longqa.parse.markdown import parse_markdown
 
         return parse_markdown(path, text)
-    from longqa.parse.text import parse_text
+    if looks_tagged(text):  # a web page saved as text: its tags give the blocks
+        return parse_tagged(path, text)
+    from longqa.parse.text import text_document
 
-    return parse_text(path, text)
+    return text_document(path, text)
 
 
 def _looks_markdown(text: str) -> bool:

@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from longqa.parse.pdf_page import PageBlock
+from longqa.parse.page_lines import PageBlock
 
 BAND = 0.08  # top and bottom share of the page height where headers and footers live
 EDGE_BLOCKS = 2  # also this many blocks nearest the top and the bottom of each page

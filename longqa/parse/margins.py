@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from longqa.parse.pdf_page import Line, PageBlock
+from longqa.parse.page_lines import Line, PageBlock, visual_rows
 
 GAP = 3.0  # points between the column's edge and a note
 MARGIN_SHARE = 0.5  # a margin is at most this share of the column's width
@@ -79,8 +77,6 @@ class Margins:
         rows (one line each) for blocks of their own, and its other lines. Only running text
         gives up its margin lines: in a table (two cells or more left in a row) a cell past the
         column's edge is the table's."""
-        from longqa.parse.pdf_page import visual_rows  # pdf_page imports this module
-
         sides = [self.side(line.x0, line.x1, line.text) if line.horizontal else None for line in lines]
         if not any(sides):
             return [], lines

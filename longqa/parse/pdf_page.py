@@ -10,10 +10,9 @@ stays one line (one sentence) whole.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
 from longqa.parse.blocks import Block
 from longqa.parse.margins import Margins
+from longqa.parse.page_lines import Line, PageBlock, visual_rows
 
 # A numbering label or bullet printed as its own cell left of the text it belongs to.
 _LABEL_CELL = re.compile(
@@ -24,45 +23,6 @@ _LABEL_CELL = re.compile(
 _CURRENCY = {"$", "€", "£", "¥", "(", "$("}
 _HYPHEN_END = re.compile(r"[A-Za-z]-$")
 _ENDS_SENTENCE = re.compile(r"[.!?:;,][\"'”’)\]]*$")
-
-
-@dataclass
-class Line:
-    text: str
-    size: float  # dominant span size, by characters
-    bold: bool
-    x0: float
-    x1: float
-    y0: float
-    y1: float
-    horizontal: bool
-
-    @property
-    def style(self) -> tuple[float, bool]:
-        return round(self.size * 2) / 2, self.bold
-
-
-@dataclass
-class PageBlock:
-    """A block before furniture filtering: the Block plus where it sat on the page."""
-
-    block: Block
-    y0: float
-    y1: float
-    last_width: float = 0.0  # width of the block's final line: a full line means the paragraph goes on
-    first_x0: float = 0.0  # left edge of the block's first line
-    rest_x0: float | None = None  # left edge of the other lines of its text (None: no other line)
-    opens: bool = False  # the first line is a line of its own, not the rest of one cut into cells
-    x0: float = 0.0  # left and right edges of all its lines
-    x1: float = 0.0
-    first_y1: float = 0.0  # bottom of its first line
-
-    def set_indent(self) -> None:
-        """Block.indent from the two edges (rounded to 0.1 pt); None while it cannot be told."""
-        if not self.opens or self.rest_x0 is None or self.block.table or self.block.size <= 0:
-            self.block.indent = None
-        else:
-            self.block.indent = round(self.first_x0 - self.rest_x0, 1)
 
 
 def is_bold(span: dict) -> bool:
@@ -86,21 +46,6 @@ def make_line(raw: dict) -> Line | None:
     dx, dy = raw["dir"]
     x0, y0, x1, y1 = raw["bbox"]
     return Line(text, size, bold, x0, x1, y0, y1, abs(dy) < 0.05 and dx > 0)
-
-
-def visual_rows(lines: list[Line]) -> list[list[Line]]:
-    """Group lines whose vertical extents overlap by more than half into rows, cells left to right."""
-    rows: list[list[Line]] = []
-    for line in lines:
-        row = rows[-1] if rows else None
-        if row and line.horizontal and row[0].horizontal:
-            top, bottom = max(line.y0, row[0].y0), min(line.y1, row[0].y1)
-            height = min(line.y1 - line.y0, row[0].y1 - row[0].y0) or 1.0
-            if bottom - top > 0.5 * height:
-                row.append(line)
-                continue
-        rows.append([line])
-    return [sorted(row, key=lambda cell: cell.x0) for row in rows]
 
 
 def merge_cells(row: list[Line]) -> list[Line]:

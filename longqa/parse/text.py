@@ -1,5 +1,5 @@
-"""Plain text: paragraphs split on blank lines, pages split on form feeds; a text that is a web page
-saved with its HTML tags is read by its tags (tagged.py).
+"""Plain text: paragraphs split on blank lines, pages split on form feeds (a text that is a web page
+saved with its HTML tags is read by its tags instead: dispatch.py sends it to tagged.py).
 
 A hard-wrapped text (a licence or a README filled to 72 columns) is read as its author wrote it: a
 line that ends only because the next word would not have fitted joins the next line, so a
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from longqa.parse.blocks import Block, ParsedDocument
-from longqa.parse.decode import read_text
 from longqa.parse.doc_title import name_line
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
@@ -245,15 +244,6 @@ def _run_in(line: str, following: str) -> bool:
     first = following.lstrip()[:1]
     return bool(MARKER.match(line)) and not MARKER.match(following) and first.islower() and not _SENTENCE_END.search(
         line.rstrip())
-
-
-def parse_text(path: Path, text: str | None = None) -> ParsedDocument:
-    text = read_text(path) if text is None else text
-    from longqa.parse.tagged import looks_tagged, parse_tagged  # tagged.py splits <pre> text with paragraphs()
-
-    if looks_tagged(text):  # a web page saved as text: its tags give the blocks
-        return parse_tagged(path, text)
-    return text_document(path, text)
 
 
 def text_document(path: Path, text: str) -> ParsedDocument:

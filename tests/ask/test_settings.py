@@ -43,7 +43,7 @@ def test_the_pipeline_reports_what_it_runs_with(db):
 def test_the_settings_document_is_current():
     from pathlib import Path
 
-    from longqa.ask.settings import document
+    from longqa.ask.settings_doc import document
 
     written = (Path(__file__).resolve().parents[2] / "docs" / "settings.md").read_text(encoding="utf-8")
     assert written == document(), "docs/settings.md is out of date: python -m longqa.ask.settings > docs/settings.md"
