@@ -31,6 +31,7 @@ from longqa.models.prompt_fit import PromptTooLong
 from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
 from longqa.store.documents import DocumentRecord, find_by_path, page_ranges, parse_page_ranges, save_document
+from longqa.structure.split import LEAF_TOKENS
 from longqa.structure.tree_source import LlmStructurer, structure_document
 from longqa.tree_types import Node, walk
 
@@ -76,7 +77,7 @@ class Ingestor:
     llm_structurer: LlmStructurer | None = None
     # Runs on every tree with its source name before it is stored: generated titles, summaries.
     annotate: Callable[[Node, str], None] | None = None
-    max_leaf_tokens: int = 300
+    max_leaf_tokens: int = LEAF_TOKENS
     limits: Limits = field(default_factory=Limits)
     on_pages: Callable[[int], None] = field(default=lambda pages: None)
     # Told of each PDF page as it is read, and whether by OCR (seconds a page): a progress line can

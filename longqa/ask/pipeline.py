@@ -2,7 +2,7 @@
 
 The Pipeline is the Python API the CLI and the evaluation harness share:
 
-    pipeline = Pipeline(db, generator, embedder, budget=2000, max_steps=3)
+    pipeline = Pipeline(db, generator, embedder, budget=BUDGET_TOKENS, max_steps=MAX_STEPS)
     refined = pipeline.retrieve_context(question, doc_ids=None)  # Refined: passages, no answer
     result = pipeline.answer(question)                           # AskResult: answer + citations
     stream = pipeline.stream(question)                           # iterate pieces; then .result
@@ -33,7 +33,7 @@ from longqa.ask.context import build_passages
 from longqa.ask.search.plan import Planner, SearchContext
 from longqa.ask.search.steps import add_step
 from longqa.ask.result import AnswerStream, AskResult, Refined
-from longqa.ask.settings import DEFAULTS, AskSettings, SearchSettings, applied
+from longqa.ask.settings import BUDGET_TOKENS, DEFAULTS, MAX_STEPS, AskSettings, SearchSettings, applied
 from longqa.models import profiles, skill
 from longqa.models.base import KEEPS_PREFIX, Embedder, Generator, supports
 from longqa.retrieve.hybrid import HybridRetriever
@@ -47,8 +47,8 @@ class Pipeline:
         generator: Generator | None = None,
         embedder: Embedder | None = None,
         *,
-        budget: int = 2000,
-        max_steps: int = 3,
+        budget: int = BUDGET_TOKENS,
+        max_steps: int = MAX_STEPS,
         use_analysis: bool = True,
         use_tree: bool = True,
         use_expansion: bool = True,

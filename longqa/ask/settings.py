@@ -37,6 +37,15 @@ MAX_NUMBER = 1e6
 ROUTER_MODES = ("auto", "on", "off")  # SearchSettings.router
 SEARCH_MODES = ("tree", "graph", "auto")  # SearchSettings.search
 FREE_TEXT_MODES = ("auto", "generate", "quote")  # AnswerSettings.free_text
+# Two options of the call (`--budget`, `--max-steps` of ask and eval), declared once here for the
+# Pipeline, the CLI and the evaluation.
+# Tokens (cl100k) of passage text in the context: the budget the evaluation compares longqa and the
+# baselines under (the README's tables); chosen with that protocol, not swept. A reader reads a few
+# hundred tokens of it (answer.reader_focus_tokens).
+BUDGET_TOKENS = 2000
+# Most expansion steps (next-step queries, sub-questions, hops) of one question: set by hand when
+# the step-wise search was built, not swept.
+MAX_STEPS = 3
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from longqa.cli.models import EmbedModelOption, EmbedUrlOption, LlmUrlOption, Mo
 from longqa.cli.settings_options import SetOption, SettingsFileOption, settings_from
 from longqa.errors import EXIT_NO_EVIDENCE, EXIT_OK, LongqaError
 from longqa.names import for_terminal
-from longqa.ask.settings import DEFAULTS
+from longqa.ask.settings import BUDGET_TOKENS, DEFAULTS, MAX_STEPS
 
 SEARCH = DEFAULTS.search
 from longqa.ask.settings import ROUTER_MODES
@@ -34,9 +34,9 @@ def ask(
         ..., help="The question; '-' reads it from stdin. One that starts with '-' goes after `--`: longqa ask -- \"-x?\"",
     ),
     doc: Optional[List[str]] = typer.Option(None, "--doc", help="Only these documents (id, path or name); repeatable."),
-    budget: int = typer.Option(2000, "--budget", min=50, help="Tokens (cl100k) of passage text in the context; "
+    budget: int = typer.Option(BUDGET_TOKENS, "--budget", min=50, help="Tokens (cl100k) of passage text in the context; "
                                "its headings (document titles, section paths, pages) are not counted."),
-    max_steps: int = typer.Option(3, "--max-steps", min=0, help="Cap on expansion steps."),
+    max_steps: int = typer.Option(MAX_STEPS, "--max-steps", min=0, help="Cap on expansion steps."),
     confidence: Optional[float] = typer.Option(None, "--confidence", min=0.0, max=1.0,
                                      help=f"Search stops when evidence sufficiency reaches this (PECAN's t_p) [default: {SEARCH.confidence}]."),
     patience: Optional[int] = typer.Option(None, "--patience", min=1,

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from longqa import config
-from longqa.ask.settings import DEFAULTS
+from longqa.ask.settings import BUDGET_TOKENS, DEFAULTS, MAX_STEPS
 from longqa.cli.settings_options import SetOption, SettingsFileOption, settings_from
 from longqa.tunables import described
 from longqa.cli.app import JsonOption, app, console_err, console_out, interactive, print_json
@@ -78,8 +78,8 @@ def eval_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the --limit sample."),
     half: str = typer.Option("all", "--half", help="all | tune | report: a stable half of the questions "
                              "(by a hash of their id); tune thresholds on one, report the other."),
-    budget: int = typer.Option(2000, "--budget", min=100, help="Context token budget of every system."),
-    max_steps: int = typer.Option(3, "--max-steps", min=1, help="longqa's expansion steps."),
+    budget: int = typer.Option(BUDGET_TOKENS, "--budget", min=100, help="Context token budget of every system."),
+    max_steps: int = typer.Option(MAX_STEPS, "--max-steps", min=1, help="longqa's expansion steps."),
     model: Optional[str] = ModelOption,
     embed_model: Optional[str] = EmbedModelOption,
     llm_url: Optional[str] = LlmUrlOption,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from longqa import tokens
+from longqa.ask.settings import BUDGET_TOKENS, MAX_STEPS
 from longqa.errors import LongqaError
 from longqa.eval import answer as answering
 from longqa.eval.baselines import FULL_CONTEXT_CAP
@@ -29,8 +30,8 @@ CORPORA = ("selected", "file", "folder")
 class EvalSettings:
     systems: list[str]
     protocol: str = "corpus"
-    budget: int = 2000
-    max_steps: int = 3
+    budget: int = BUDGET_TOKENS
+    max_steps: int = MAX_STEPS
     generate: bool = True
     full_context_cap: int = FULL_CONTEXT_CAP
     answer_tokens: int = answering.ANSWER_TOKENS

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from longqa.ask.answer.citations import strip_markers
+from longqa.ask.settings import MAX_STEPS
 from longqa.errors import LongqaError
 from longqa.eval.baselines import FULL_CONTEXT_CAP, Bm25Chunks, DenseChunks, FullContext, HybridChunks, NoContext
 from longqa.eval.retrieved import Passage, Retrieved
@@ -258,7 +259,7 @@ def _resolved(path) -> str:
     return str(Path(path).resolve()) if path else ""
 
 
-def make_system(name: str, resources: Resources, budget: int, max_steps: int = 3,
+def make_system(name: str, resources: Resources, budget: int, max_steps: int = MAX_STEPS,
                 full_context_cap: int = FULL_CONTEXT_CAP, settings=None):
     """One system of the run; `settings` (an AskSettings) applies to longqa and its ablations."""
     if name in LONGQA_VARIANTS:

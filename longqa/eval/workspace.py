@@ -23,8 +23,7 @@ from longqa.eval.systems import make_ingestor
 from longqa.store import open_db
 from longqa.store.documents import document_ids
 from longqa.store.nodes import document_paths_of
-
-LEAF_TOKENS = 300
+from longqa.structure.split import LEAF_TOKENS
 
 
 class Workspace:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from longqa import tokens
 from longqa.parse.blocks import ParsedDocument
-from longqa.structure.split import DEFAULT_MAX_TOKENS, Span, pack
+from longqa.structure.split import LEAF_TOKENS, Span, pack
 from longqa.structure.tree import Heading, Node
 
 BLOCK_SEPARATOR = "\n\n"
@@ -20,7 +20,7 @@ def body_text(doc: ParsedDocument) -> tuple[str, list[int]]:
 
 
 def build_tree(
-    doc: ParsedDocument, headings: list[Heading], max_tokens: int = DEFAULT_MAX_TOKENS
+    doc: ParsedDocument, headings: list[Heading], max_tokens: int = LEAF_TOKENS
 ) -> Node:
     """document → sections (one per heading, nested by level) → paragraph leaves.
 

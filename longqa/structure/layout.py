@@ -20,6 +20,9 @@ MAX_WORDS, MAX_CHARS = 12, 100
 KEYWORD_MAX_WORDS, KEYWORD_MAX_CHARS = 30, 250  # "Item 5. Market for Registrant's Common Equity, ..."
 MAX_STYLE_SHARE = 0.15  # a style on more blocks than this is body text, not headings
 MAX_LEVELS = 3
+# Points: a size within this of the body text's is the body's size, not larger or smaller (fonts are
+# set in half-point steps, and a PDF's sizes carry rounding noise); set by hand.
+SIZE_SLACK = 0.25
 # A line ending in one of these words was cut from a sentence, not set as a heading.
 _DANGLING = {"a", "an", "the", "and", "or", "of", "to", "in", "for", "with", "by", "on", "at", "was", "is", "are"}
 ROW_LABEL_WORDS = 6  # "Current liabilities:" between a row-group label and its rows
@@ -85,9 +88,9 @@ def candidate(index: int, block: Block, body: float, title: str) -> Candidate | 
         return None
     if sum(ch.isalpha() for ch in text) < 2 or text.split()[-1].lower() in _DANGLING:
         return None
-    larger = block.size > body + 0.25
-    bold = block.bold and block.size >= body - 0.25
-    if not (larger or bold or keyword) or (block.size < body - 0.25 and not keyword):
+    larger = block.size > body + SIZE_SLACK
+    bold = block.bold and block.size >= body - SIZE_SLACK
+    if not (larger or bold or keyword) or (block.size < body - SIZE_SLACK and not keyword):
         return None
     return Candidate(index, text, (block.size, block.bold), number)
 
@@ -169,11 +172,11 @@ def drop_row_group_labels(cands: list[Candidate], doc: ParsedDocument, body: flo
 
 def _unnumbered_body_size(cand: Candidate, body: float) -> bool:
     """A candidate only its bold face makes one: no numbering, not set larger than the body."""
-    return cand.number is None and cand.style[0] <= body + 0.25
+    return cand.number is None and cand.style[0] <= body + SIZE_SLACK
 
 
 def _cell_or_small(block: Block, body: float) -> bool:
-    return block.table or 0 < block.size < body - 0.25
+    return block.table or 0 < block.size < body - SIZE_SLACK
 
 
 def layout_headings(doc: ParsedDocument) -> list[Heading]:
@@ -211,8 +214,8 @@ def filing_levels(cands: list[Candidate], body: float) -> list[tuple[Candidate, 
     keyword_level = {rank: level for level, rank in enumerate(ranks, start=1)}
     below = min(len(ranks) + 1, MAX_LEVELS)
     others = [c for c in cands if not c.keyword]
-    if any(c.style[0] > body + 0.25 for c in others):
-        others = [c for c in others if c.style[0] > body + 0.25 or c.note]
+    if any(c.style[0] > body + SIZE_SLACK for c in others):
+        others = [c for c in others if c.style[0] > body + SIZE_SLACK or c.note]
     chosen = {id(c) for c in others}
     out = []
     for cand in cands:

@@ -38,6 +38,7 @@ from longqa.structure.markup import (
     TITLE_CHARS, MarkupError, Part, WordIndex, anchor, map_entries, parse, render, window_grammar,
 )
 from longqa.structure.outline_prompt import EXAMPLE_TITLES, outline_prompt
+from longqa.structure.split import LEAF_TOKENS
 from longqa.structure.titles import generate_title
 from longqa.structure.unit_cues import opener_subject, unit_indents
 from longqa.structure.unit_shape import unit_layout, unit_shapes
@@ -55,14 +56,14 @@ class StructureOptions:
     k: int = 4  # words kept on each side of <skip>
     unit_min_tokens: int = 40  # shorter blocks join their neighbour to make one unit (80 merged short
     # paragraphs across topic changes: boundary F1 fell in bench/structure_boundaries.py)
-    unit_max_tokens: int = 300  # longer blocks are split at sentence ends
+    unit_max_tokens: int = LEAF_TOKENS  # longer blocks are split at sentence ends (a unit fits in a leaf)
     window_tokens: int = 1500  # grammar decoder: document tokens per window
     overlap_units: int = 2  # grammar decoder: units shared by neighbouring windows
     boundaries: BoundarySettings = field(default_factory=BoundarySettings)  # stepwise decoder
     decoder: str = "stepwise"
     subsections: bool = False  # grammar decoder: let the model open subsections
     titles: bool = True  # False: sections stay untitled here (boundary-only benchmark runs)
-    max_leaf_tokens: int = 300
+    max_leaf_tokens: int = LEAF_TOKENS
 
 
 @dataclass

@@ -15,7 +15,7 @@ from longqa import tokens
 from longqa.parse.blocks import ParsedDocument
 from longqa.structure.build import body_text, finish
 from longqa.structure.markup import WordIndex, normalise
-from longqa.structure.split import Span, pack, split_long
+from longqa.structure.split import LEAF_TOKENS, Span, pack, split_long
 from longqa.structure.tree import Node, leaves
 
 
@@ -37,7 +37,7 @@ class SectionStart:
 
 
 def paragraph_units(
-    doc: ParsedDocument, min_tokens: int = 80, max_tokens: int = 300
+    doc: ParsedDocument, min_tokens: int = 80, max_tokens: int = LEAF_TOKENS
 ) -> tuple[str, list[Unit], WordIndex]:
     """The body text, its units in order, and its word index (units know their word ranges)."""
     body, starts = body_text(doc)
@@ -125,7 +125,7 @@ def owned_range(windows: list[tuple[int, int]], w: int) -> tuple[int, int]:
 
 
 def build_sections(
-    doc: ParsedDocument, body: str, units: list[Unit], starts: list[SectionStart], max_tokens: int = 300
+    doc: ParsedDocument, body: str, units: list[Unit], starts: list[SectionStart], max_tokens: int = LEAF_TOKENS
 ) -> Node:
     """document → sections (→ subsections) → paragraph leaves packed from each section's pieces."""
     root = Node(kind="document", title=doc.title, page_start=1, page_end=max(doc.pages, 1), char_end=len(body))

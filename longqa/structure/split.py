@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from longqa import tokens
 
-DEFAULT_MAX_TOKENS = 300
+# Most tokens (cl100k) in a paragraph leaf, the unit every step retrieves, scores and cites; longer
+# paragraphs are split at sentence ends. GARLIC's chunk size, set when the trees were built; not swept.
+LEAF_TOKENS = 300
 MIN_TOKENS = 40  # fragments below this join their neighbour (table rows, lone lines)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9•\-–])|\n")
@@ -120,7 +122,7 @@ def _span(body: str, start: int, end: int, parent: Span) -> Span:
                 parent.header)
 
 
-def pack(body: str, spans: list[Span], max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Span]:
+def pack(body: str, spans: list[Span], max_tokens: int = LEAF_TOKENS) -> list[Span]:
     """Merge consecutive small spans until each reaches MIN_TOKENS, never exceeding max_tokens."""
     pieces = [piece for span in spans for piece in split_long(body, span, max_tokens)]
     merged: list[Span] = []

@@ -16,6 +16,7 @@ from longqa.parse.blocks import ParsedDocument
 from longqa.structure.build import build_tree
 from longqa.structure.contents import drop_contents
 from longqa.structure.headings import markdown_headings, text_headings
+from longqa.structure.split import LEAF_TOKENS
 from longqa.structure.tree import Heading, Node
 
 MODES = ("auto", "outline", "layout", "llm", "flat")
@@ -53,7 +54,7 @@ def structure_document(
     doc: ParsedDocument,
     mode: str = "auto",
     llm: LlmStructurer | None = None,
-    max_tokens: int = 300,
+    max_tokens: int = LEAF_TOKENS,
     limits: Limits | None = None,
     notes: list[str] | None = None,
     remarks: list[str] | None = None,

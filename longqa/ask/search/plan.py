@@ -33,7 +33,7 @@ from longqa.ask.search.back_matter import asks_sources, weight_back_matter
 from longqa.ask.search.refine import score_trees, select, select_flat
 from longqa.ask.search.loop import Search
 from longqa.ask.search.steps import add_step
-from longqa.ask.settings import SearchSettings
+from longqa.ask.settings import MAX_STEPS, SearchSettings
 from longqa.retrieve.docscore import candidate_documents, document_scores, document_weights
 from longqa.retrieve.local import local_scores
 from longqa.store.documents import DocumentLabel, document_labels
@@ -52,7 +52,7 @@ class SearchContext:
     settings: SearchSettings
     use_tree: bool = True
     use_expansion: bool = True
-    max_steps: int = 3
+    max_steps: int = MAX_STEPS
 
 
 class Planner:
