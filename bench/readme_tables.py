@@ -41,6 +41,8 @@ HEADLINES = [
 MEASURES = {
     "dev-report60-corpus-answers-qwen2.5-coder-1.5b-one-path.json": "the default reader answering every question (one answer path; nothing declined on confidence), 60 report-half questions, a subset of the 150: the earlier answer stage scored F1 0.333 on the same 46 scored ones; refusal over this run and the next: bench/refusal-report60-qwen2.5-coder-1.5b.json",
     "dev-report60-corpus-without-own-docs-qwen2.5-coder-1.5b.json": "the same 60 questions each asked of its dataset's documents without its own (`--without-own-docs`): what should be declined",
+    "dev-tune60-corpus-answers-qwen2.5-coder-1.5b-one-path.json": "the default reader answering every question on 60 tune-half questions (nothing declined on confidence): the confidence table was fitted again on it and its decline threshold chosen (bench/refusal-tune60-qwen2.5-coder-1.5b.json); 0.323 before on the same 50 scored",
+    "dev-tune60-corpus-without-own-docs-qwen2.5-coder-1.5b.json": "the same 60 tune-half questions each asked without its own documents: the negatives the threshold was chosen on",
     "dev-report150-corpus-answers-qwen2.5-coder-1.5b.json": "answers by the qwen2.5-coder-1.5b reader profile (report half) reading 700 tokens of focused sentences, the default profile's stores",
     "dev-report150-corpus-answers-qwen2.5-coder-1.5b-w400.json": "the same reader reading 400 tokens, the window before",
     "dev-report150-corpus-answers-qwen2.5-coder-1.5b-w700.json": "the same reader reading 700 tokens, set for this run (`--set`), the measurement that made it the default",

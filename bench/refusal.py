@@ -1,7 +1,7 @@
 """How often the answer stage says "The documents do not say." where they do not, and what it costs
 where they do.
 
-    python bench/refusal.py ANSWERS NEGATIVES --profile NAME [--choose] [--threshold T] [--out REPORT.json]
+    python bench/refusal.py ANSWERS NEGATIVES --profile NAME [--choose [--write]] [--threshold T] [--out REPORT.json]
 
 ANSWERS: an eval report (or results .jsonl) of a half, each question asked of its own documents
 (`longqa eval ... --half H`). NEGATIVES: the same half asked of its dataset's documents without its
@@ -15,8 +15,10 @@ replays the decision at each threshold:
 - right answers lost: answers with token F1 >= 0.5 on their own documents whose confidence is below
   the threshold, as a share of all right answers;
 - F1 of the answerable half with the threshold applied (a declined answer scores 0).
-`--choose` (on the tune half) picks the highest threshold that loses at most 5 % of right answers;
-`--threshold` checks a given one (on the report half). Figures do not depend on the machine's load;
+`--choose` (on the tune half) picks the highest threshold that loses at most 5 % of right answers,
+and `--write` keeps it in the profile's confidence table (its provenance's `decline_below`, what
+`answer.reader_decline` -1 declines below; fitting the table again drops it, as a new table needs
+its own); `--threshold` checks a given one (on the report half). Figures do not depend on the machine's load;
 it is printed for the record.
 """
 
@@ -99,6 +101,7 @@ def main() -> int:
     parser.add_argument("negatives", type=Path)
     parser.add_argument("--profile", required=True, help="the reader profile whose confidence table decides")
     parser.add_argument("--choose", action="store_true", help="pick the threshold (tune half)")
+    parser.add_argument("--write", action="store_true", help="with --choose: keep the threshold in the profile's table")
     parser.add_argument("--threshold", type=float, default=None, help="check this threshold (report half)")
     parser.add_argument("--out", type=Path, help="write the figures as a JSON report")
     args = parser.parse_args()
@@ -125,7 +128,20 @@ def main() -> int:
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
+    if args.choose and args.write:
+        kept = keep_threshold(args.profile, threshold, report["command"])
+        print(f"wrote decline_below {threshold:.4f} into {kept}")
     return 0
+
+
+def keep_threshold(profile: str, threshold: float, command: str) -> Path:
+    """The chosen threshold written into the profile's confidence table, beside how it was chosen."""
+    path = reader_confidence.TABLES / f"{profile}.json"
+    table = json.loads(path.read_text(encoding="utf-8"))
+    table.setdefault("provenance", {}).update(
+        {"decline_below": round(threshold, 4), "decline_chosen_by": command, "decline_commit": commit()})
+    path.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    return path
 
 
 if __name__ == "__main__":

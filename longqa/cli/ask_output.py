@@ -79,13 +79,16 @@ def answerer(generator, settings: AskSettings | None) -> str:
     if not profiles.is_reader(generator):
         return f"answered by: {name}, a chooser (completion prompt; the ranker picks among its candidates)"
     profile = profiles.profile_of(generator)
-    threshold = settings.answer.reader_decline if settings is not None else 0.0
+    setting = settings.answer.reader_decline if settings is not None else -1.0
+    chosen = reader_confidence.decline_below(profile.name) if profile is not None else None
+    threshold = setting if setting >= 0 else chosen
     if profile is None or reader_confidence.table_of(profile.name) is None:
         declines = "no fitted confidence, so it never declines on confidence"
-    elif threshold > 0:
-        declines = f"declines below calibrated confidence {threshold:g} (answer.reader_decline)"
+    elif threshold:
+        source = "answer.reader_decline" if setting >= 0 else "chosen for its confidence table"
+        declines = f"declines below calibrated confidence {threshold:g} ({source})"
     else:
-        declines = "confidence fitted; declining on it is off (answer.reader_decline 0)"
+        declines = "confidence fitted; declining on it is off (no threshold chosen, or answer.reader_decline 0)"
     how = "its own chat prompt" if profile is not None else "the GGUF's chat template, its decisions unmeasured"
     return f"answered by: {name}, a reader ({how}); {declines}"
 

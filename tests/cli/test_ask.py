@@ -142,6 +142,8 @@ def test_explain_says_whether_the_reader_may_decline():
     assert answerer(reader, DEFAULTS.with_values({"answer.reader_decline": 0.3})).endswith(
         "a reader (its own chat prompt); declines below calibrated confidence 0.3 (answer.reader_decline)")
     assert "declining on it is off" in answerer(reader, DEFAULTS.with_values({"answer.reader_decline": 0.0}))
+    by_default = answerer(reader, DEFAULTS)  # the threshold chosen with the profile's table
+    assert by_default.endswith("(chosen for its confidence table)") and "declines below calibrated confidence 0." in by_default
     chat_file = FakeGenerator()
     chat_file.chats = True  # a GGUF no profile declares, with a chat template
     assert answerer(chat_file, DEFAULTS).endswith(

@@ -47,6 +47,7 @@ class Grounding:
     shown: object = None
     declined: str = ""  # why the outcome gives no answer ("" when it gives one)
     calibrated: bool = False  # the confidence is a reader's fitted table's (it may decline the answer)
+    decline_below: float | None = None  # the threshold chosen with that table (reader_confidence.decline_below)
     answered_as: str = ""  # the mode of an answer the outcome declined
 
 

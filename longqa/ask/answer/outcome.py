@@ -5,10 +5,11 @@ when nothing is answered).
 An answer is not given when
 - the answer stage found none (a reader's "unknown", a reply the documents do not hold word for
   word, a verdict no sentence decides, the ranker's or a chooser's "The documents do not say."), or
-- a reader's proven answer is less likely right than `answer.reader_decline` by its calibrated
-  confidence (reader_confidence.py, the reader's check of its own answer among the signals): the
-  documents do not say it, and the answer that was found is kept first among the alternatives. A
-  reader without a fitted table (a chat GGUF no profile declares) never declines on its own
+- a reader's proven answer is less likely right than the threshold chosen for its profile's
+  table on the tune half (or `answer.reader_decline`, where set) by its calibrated confidence
+  (reader_confidence.py, the reader's check of its own answer among the signals): the documents
+  do not say it, and the answer that was found is kept first among the alternatives. A reader
+  without a fitted table (a chat GGUF no profile declares) never declines on its own
   probability: that decision was never measured for it.
 Rules never choose the answer here; they only decide whether the reader's stands.
 """
@@ -37,6 +38,15 @@ class Outcome:
     declined: str = ""  # why nothing is answered: "" | "no answer found" | "below the reader's confidence"
 
 
+def threshold(grounding: Grounding) -> float:
+    """The confidence a reader's answer must reach: `answer.reader_decline` where it is set (0 to
+    1), else the one chosen for the reader's table (none chosen: 0, nothing declined)."""
+    setting = in_effect().answer.reader_decline
+    if setting >= 0:
+        return setting
+    return grounding.decline_below if grounding.decline_below is not None else 0.0
+
+
 def settle(text: str | None, grounding: Grounding | None) -> Outcome:
     """The outcome of an answer stage's text and grounding (see the module's docstring); the
     grounding is brought in line with it (a declined answer keeps no quotes)."""
@@ -49,7 +59,7 @@ def settle(text: str | None, grounding: Grounding | None) -> Outcome:
     if grounding.mode == "none" or (grounding.mode == "free" and text.startswith(NO_ANSWER)) or not text:
         declined = "no answer found"
     elif grounding.mode in READER_MODES and grounding.calibrated and grounding.confidence is not None \
-            and grounding.confidence < in_effect().answer.reader_decline:
+            and grounding.confidence < threshold(grounding):
         declined = "below the reader's confidence"
         if grounding.shown is not None:
             grounding.alternatives = [grounding.shown] + list(grounding.alternatives)

@@ -308,4 +308,5 @@ def confident(grounding: Grounding, generator, asked: Asked, *, probability: flo
     fitted = reader_confidence.calibrated(profile.name if profile else None, grounding.signals)
     grounding.confidence = probability if fitted is None else fitted
     grounding.calibrated = fitted is not None  # only a calibrated confidence may decline (outcome.py)
+    grounding.decline_below = reader_confidence.decline_below(profile.name) if fitted is not None else None
     grounding.unsure = grounding.confidence < in_effect().answer.reader_sure

@@ -75,10 +75,28 @@ def calibrated(profile: str | None, named: dict[str, float]) -> float | None:
     return None if stage is None else sigmoid(stage.score(named))
 
 
-@lru_cache(maxsize=8)
 def table_of(profile: str) -> Stage | None:
     """The profile's fitted weights (reader_confidence/PROFILE.json), or None when it has none."""
+    shipped = _shipped(profile)
+    return None if shipped is None else shipped[0]
+
+
+def decline_below(profile: str | None) -> float | None:
+    """The confidence below which the profile's answers are declined, chosen for its table on the
+    tune half (bench/refusal.py --choose --write, kept in the table's provenance); None where none
+    was chosen: such a reader never declines on its confidence."""
+    shipped = _shipped(profile) if profile else None
+    chosen = None if shipped is None else shipped[1].get("decline_below")
+    return float(chosen) if isinstance(chosen, (int, float)) and 0 <= chosen <= 1 else None
+
+
+def forget() -> None:
+    """Read the tables again at their next use (they are read once per process)."""
+    _shipped.cache_clear()
+
+
+@lru_cache(maxsize=8)
+def _shipped(profile: str):
     if not profile or "/" in profile or profile.startswith("."):
         return None
-    shipped = read_stage(TABLES / f"{profile}.json", set(SIGNALS), "a reader confidence table")
-    return None if shipped is None else shipped[0]
+    return read_stage(TABLES / f"{profile}.json", set(SIGNALS), "a reader confidence table")

@@ -80,12 +80,12 @@ def _pipeline(tmp_path, said, certainty=0.9):
 
 def test_a_proven_reply_is_the_answer_with_its_sentence_as_the_quote(tmp_path, monkeypatch):
     monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)  # no fitted table: its own probability
-    reader_confidence.table_of.cache_clear()
+    reader_confidence.forget()
     try:
         pipeline = _pipeline(tmp_path, "within 10 Seconds [1]")
         result = pipeline.answer("How quickly do the emergency diesel generators start after a grid loss?")
     finally:
-        reader_confidence.table_of.cache_clear()
+        reader_confidence.forget()
     assert result.found and result.grounding.mode == "read"
     assert result.answer.startswith("within 10 seconds [")  # the stored text's spelling, not the model's
     quote = result.grounding.quotes[0]
@@ -193,7 +193,7 @@ def test_a_selection_naming_no_sentence_shown_is_declined(tmp_path):
 
 def test_a_proven_answer_below_the_decline_threshold_is_declined_and_kept_as_an_alternative(tmp_path, monkeypatch):
     monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)
-    reader_confidence.table_of.cache_clear()
+    reader_confidence.forget()
     _table(tmp_path, QWEN_05B.name, {"own_logprob": 10.0}, bias=5.0)  # sure as the reader is of its reply
     db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
     settings = DEFAULTS.but(answer=replace(DEFAULTS.answer, reader_decline=0.5))
@@ -202,7 +202,7 @@ def test_a_proven_answer_below_the_decline_threshold_is_declined_and_kept_as_an_
         sure = make_pipeline(db, FakeReader("within 10 seconds [1]", 0.9), settings=settings).answer(question)
         unsure = make_pipeline(db, FakeReader("within 10 seconds [1]", 0.3), settings=settings).answer(question)
     finally:
-        reader_confidence.table_of.cache_clear()
+        reader_confidence.forget()
     assert sure.found and sure.answer.startswith("within 10 seconds")
     assert unsure.answer == NO_ANSWER and not unsure.found and unsure.quotes == []
     shown = unsure.as_json()
@@ -211,16 +211,35 @@ def test_a_proven_answer_below_the_decline_threshold_is_declined_and_kept_as_an_
     assert "diesel generators start within 10 seconds" in shown["alternatives"][0]["quote"]["text"]
 
 
+@pytest.mark.parametrize("chosen", [0.5, None])
+def test_by_default_a_reader_declines_below_the_threshold_chosen_for_its_table(tmp_path, monkeypatch, chosen):
+    monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)
+    reader_confidence.forget()
+    _table(tmp_path, QWEN_05B.name, {"own_logprob": 10.0}, bias=5.0, decline_below=chosen)
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    assert DEFAULTS.answer.reader_decline == -1  # the profile's own threshold
+    try:
+        result = make_pipeline(db, FakeReader("within 10 seconds [1]", 0.3)).answer(
+            "How quickly do the emergency diesel generators start after a grid loss?")
+    finally:
+        reader_confidence.forget()
+    assert result.grounding.calibrated and result.grounding.confidence < 0.5
+    # with a chosen threshold the unsure answer is declined; with none chosen it is shown, unsure
+    assert result.found is (chosen is None)
+    if chosen is None:
+        assert result.grounding.unsure
+
+
 def test_an_uncalibrated_reader_never_declines_on_its_own_probability(tmp_path, monkeypatch):
     monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)  # no fitted table
-    reader_confidence.table_of.cache_clear()
+    reader_confidence.forget()
     db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
     settings = DEFAULTS.but(answer=replace(DEFAULTS.answer, reader_decline=0.5))
     try:
         result = make_pipeline(db, FakeReader("within 10 seconds [1]", 0.3), settings=settings).answer(
             "How quickly do the emergency diesel generators start after a grid loss?")
     finally:
-        reader_confidence.table_of.cache_clear()
+        reader_confidence.forget()
     assert result.found and result.grounding.confidence == pytest.approx(0.3) and result.grounding.unsure
 
 
@@ -253,16 +272,19 @@ def test_a_proven_reply_records_the_signals_its_confidence_is_made_of(tmp_path):
     assert signals["repeats_question"] == 0.0  # "10 seconds" says nothing the question says
 
 
-def _table(directory, profile: str, weights: dict[str, float], bias: float = 0.0) -> None:
+def _table(directory, profile: str, weights: dict[str, float], bias: float = 0.0,
+           decline_below: float | None = None) -> None:
     names = list(reader_confidence.SIGNALS)
     table = {"weights": {n: weights.get(n, 0.0) for n in names}, "means": {n: 0.0 for n in names},
              "scales": {n: 1.0 for n in names}, "bias": bias}
+    if decline_below is not None:  # as bench/refusal.py --choose --write keeps it
+        table["provenance"] = {"decline_below": decline_below}
     (directory / f"{profile}.json").write_text(json.dumps(table), encoding="utf-8")
 
 
 def test_a_profile_with_a_fitted_table_gets_its_calibrated_confidence(tmp_path, monkeypatch):
     monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)
-    reader_confidence.table_of.cache_clear()
+    reader_confidence.forget()
     # Sure only when the span ranker, which never saw the reply, picks the same answer.
     _table(tmp_path, QWEN_05B.name, {"ranker_agrees": 8.0, "own_logprob": 0.0}, bias=-4.0)
     try:
@@ -272,12 +294,12 @@ def test_a_profile_with_a_fitted_table_gets_its_calibrated_confidence(tmp_path, 
         assert result.grounding.confidence == pytest.approx(1 / (1 + math.exp(-(8.0 * agrees - 4.0))), abs=1e-3)
         assert result.grounding.unsure == (agrees == 0.0)
     finally:
-        reader_confidence.table_of.cache_clear()
+        reader_confidence.forget()
 
 
 def test_a_table_weighting_an_unknown_signal_is_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.setattr(reader_confidence, "TABLES", tmp_path)
-    reader_confidence.table_of.cache_clear()
+    reader_confidence.forget()
     (tmp_path / "some-reader.json").write_text(json.dumps(
         {"weights": {"moon_phase": 1.0}, "means": {}, "scales": {}}), encoding="utf-8")
     try:
@@ -285,7 +307,7 @@ def test_a_table_weighting_an_unknown_signal_is_a_one_line_error(tmp_path, monke
             reader_confidence.calibrated("some-reader", {"own_logprob": 0.0})
         assert reader_confidence.calibrated("no-such-reader", {"own_logprob": 0.0}) is None
     finally:
-        reader_confidence.table_of.cache_clear()
+        reader_confidence.forget()
 
 
 @pytest.mark.parametrize("one, other, same", [
