@@ -1,6 +1,6 @@
 """OCR of image-only PDF pages: word accuracy and seconds a page, at 150 and 300 dpi.
 
-    python bench/ocr.py [PDF ...] [--pages N] [--dpi 150 300] [--keep DIR]
+    python bench/ocr.py [PDF ...] [--pages N] [--dpi 150 300] [--keep DIR] [--diffs N]
     python bench/ocr.py --engine NAME [PDF ...]      # one engine alone, no ingest (the comparison)
 
 Real text PDFs (the sample handbook, and up to two FinanceBench filings from ../shared/evaldata
@@ -120,8 +120,40 @@ def scanned(pdf: Path, dpi: int, out: Path) -> Path:
 
 
 def stored_text(db, doc_id: int) -> str:
-    rows = db.execute("SELECT kind, title, text FROM nodes WHERE doc_id = ? ORDER BY ord", [doc_id]).fetchall()
-    return "\n".join(text if kind == "paragraph" else title for kind, title, text in rows if kind != "document")
+    return "\n".join(text for text, _ in stored_parts(db, doc_id))
+
+
+def stored_parts(db, doc_id: int) -> list[tuple[str, int]]:
+    """A stored document's paragraphs and titles in order, each with the page it starts on."""
+    rows = db.execute("SELECT kind, title, text, page_start FROM nodes WHERE doc_id = ? ORDER BY ord",
+                      [doc_id]).fetchall()
+    return [(text if kind == "paragraph" else title, page) for kind, title, text, page in rows if kind != "document"]
+
+
+def page_diffs(parts: list[tuple[str, int]], read: list[str]) -> dict[int, tuple[int, int, list[str]]]:
+    """Per page of the original (`parts`: its stored text with pages): its words, how many of them
+    the OCR'd store (`read`) lacks in order, and the differences ("- original" / "+ read") of the
+    alignment that word_accuracy scores, each given to the page of the original words it concerns."""
+    want, pages = [], []
+    for text, page in parts:
+        for word in words(text):
+            want.append(word)
+            pages.append(page)
+    out: dict[int, tuple[int, int, list[str]]] = {}
+    for page in pages:
+        count, lost, diffs = out.get(page, (0, 0, []))
+        out[page] = (count + 1, lost, diffs)
+    matcher = difflib.SequenceMatcher(None, want, read, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or not pages:
+            continue
+        page = pages[min(i1, len(pages) - 1)]
+        count, lost, diffs = out[page]
+        line = f"- {' '.join(want[i1:i2])}" if i2 > i1 else ""
+        if j2 > j1:
+            line += ("  " if line else "") + f"+ {' '.join(read[j1:j2])}"
+        out[page] = (count, lost + (i2 - i1), diffs + [line[:300]])
+    return out
 
 
 def ingest_bench(args) -> None:
@@ -147,7 +179,8 @@ def ingest_bench(args) -> None:
             if result.status == "failed":
                 print(f"{pdf.name}: the text original failed: {result.error}")
                 continue
-            want = words(stored_text(db, result.id))
+            parts = stored_parts(db, result.id)
+            want = words("\n".join(text for text, _ in parts))
             for dpi in args.dpi:
                 image_pdf = scanned(original, dpi, work / f"{pdf.stem}.{dpi}dpi.pdf")
                 started, cpu_started = time.perf_counter(), time.process_time()
@@ -170,6 +203,14 @@ def ingest_bench(args) -> None:
                 print(f"{pdf.name} {dpi} dpi: {len(pages)} pages, {len(want):,} words, word accuracy "
                       f"{accuracy:.1%} (in any order {found:.1%}), {per_page:.2f} s/page, {cpu / len(pages):.2f} CPU s/page ({load()})"
                       f"{'; ' + notes if notes else ''}")
+                if args.diffs:
+                    worst = sorted(page_diffs(parts, read).items(), key=lambda item: item[1][1] / item[1][0],
+                                   reverse=True)
+                    for page, (count, lost, diffs) in worst[:args.diffs]:
+                        print(f"  p. {page} (original p. {pages[page - 1] + 1}): {count} words, "
+                              f"{1 - lost / count:.1%} in order; the differences:")
+                        for line in diffs:
+                            print(f"    {line}")
         for dpi in args.dpi:
             matched, total, seconds, cpu, found = totals[dpi]
             if total:
@@ -269,6 +310,8 @@ def main() -> None:
     parser.add_argument("--param", action="append", default=[],
                         help="--engine longqa: a RapidOCR setting KEY=VALUE over longqa's own (repeatable)")
     parser.add_argument("--keep", help="write the PDFs and the store here (default: a temporary folder)")
+    parser.add_argument("--diffs", type=int, default=0, metavar="N",
+                        help="print the differences on each document's N worst pages (original vs OCR)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     if args.engine:

@@ -31,6 +31,7 @@ BODY_SPREAD = 0.08  # a line whose measured size is within this share of the bod
 SIZE_GAP = 0.1  # other sizes closer than this share apart are one size
 BOLD_INK = 1.3  # a line whose ink share is this many times the body's is bold
 DARK = 128  # grey levels below this are ink
+RULE = 0.8  # a row of a line's box dark over this share of its width is a rule, not type
 # Capitals, digits and ascenders stand this share of the font size above the baseline (Times 0.66-
 # 0.68, Helvetica 0.72); short letters ("x") about half of it.
 ASCENT, X_HEIGHT = 0.7, 0.48
@@ -153,18 +154,87 @@ def measure(dark, text: str) -> tuple[float, int, int, int, int, float] | None:
     its left and right ink columns, the top of its ink, its baseline (the bottom of the band where
     most rows are dark: descenders below it are sparse) and its font size in pixels, from the
     height above the baseline: capitals, digits and ascenders reach about 0.7 of the size, a line
-    of only short letters ("summer") its x-height, about half. None for a box without ink."""
+    of only short letters ("summer") its x-height, about half. None for a box without ink.
+
+    The engine's box is its text's core widened on every side (by about 0.8 of the line's height),
+    so in a table or tight type it reaches into the lines and rules above and below. Only the line's
+    own band is measured (`own_band`): the rows of ink around the box's middle, up to the blank rows
+    that part it from its neighbours, rules (rows dark nearly all across) counted blank."""
     import numpy as np
 
     if dark.size == 0 or not dark.any():
         return None
+    band = own_band(dark)
+    if band is None:
+        return None
+    first, last = band
+    dark = dark[first:last]
     rows, columns = dark.sum(axis=1), np.nonzero(dark.any(axis=0))[0]
+    left, right = int(columns[0]), int(columns[-1]) + 1
     peak = int(rows.max())
     baseline = int(np.nonzero(rows >= 0.35 * peak)[0].max()) + 1
     top = int(np.nonzero(rows >= max(2, 0.04 * peak))[0].min()) if peak >= 2 else int(np.nonzero(rows)[0].min())
     tall = any(ch.isupper() or ch.isdigit() or ch in _TALL for ch in text)
     size = (baseline - top) / (ASCENT if tall else X_HEIGHT)
-    return float(dark.mean()), int(columns[0]), int(columns[-1]) + 1, top, baseline, size
+    return (float(dark[:, left:right].mean()), left, right, first + top, first + baseline, size)
+
+
+def own_band(dark) -> tuple[int, int] | None:
+    """The rows (first, last + 1) of the line a box was found for. Rows of ink parted by blank
+    rows are runs; a row dark over RULE of the box's width is a rule (a table's line, an underline)
+    and counts as blank. The line is the run holding the heavy row (a row of the x-height, at
+    least half as dark as the darkest of the box's middle half) nearest the box's middle: the
+    neighbours reach only into its edges. Where tight type joins that run to a neighbour's (a
+    descender touching the capitals below), it is cut at the thinnest row between the two lines'
+    heavy rows. The small, light runs just above or below it (the dots of i and j, accents) are
+    the line's; a run the box's edge cuts is a neighbour's. None where only rules are inked."""
+    import numpy as np
+
+    rows = dark.sum(axis=1)
+    weight = np.where((rows > 1) & (rows < RULE * dark.shape[1]), rows, 0)
+    if not weight.any():
+        return None
+    height = len(weight)
+    middle = height // 2
+    reference = weight[height // 4: height - height // 4].max() or weight.max()
+    heavy = np.nonzero(weight >= 0.5 * reference)[0]
+    peak = int(heavy[np.abs(heavy - middle).argmin()]) if len(heavy) else int(weight.argmax())
+    runs, start = [], None
+    for n, w in enumerate(list(weight) + [0]):
+        if w and start is None:
+            start = n
+        elif not w and start is not None:
+            runs.append([start, n])
+            start = None
+    index = next(i for i, (a, b) in enumerate(runs) if a <= peak < b)
+    first, last = runs[index]
+    part = weight[first:last]
+    top_ink = part.max()
+    strong = np.nonzero(part >= 0.5 * top_ink)[0] + first
+    for a, b in zip(strong[:-1], strong[1:]):  # two lines' heavy rows with a thin row between
+        if b - a > 1:
+            cut = a + 1 + int(weight[a + 1:b].argmin())
+            if weight[cut] < 0.15 * top_ink:
+                if cut < peak:
+                    first = cut + 1
+                else:
+                    last = cut
+                    break
+    size = last - first
+
+    def small(a: int, b: int, gap: int) -> bool:  # a dot or an accent, not a neighbour cut by the box
+        return gap <= 0.2 * size and b - a <= 0.4 * size and a > 0 and b < height and \
+            weight[a:b].max() < 0.5 * top_ink
+
+    for a, b in reversed(runs[:index]):
+        if not small(a, b, first - b):
+            break
+        first = a
+    for a, b in runs[index + 1:]:
+        if not small(a, b, a - last):
+            break
+        last = b
+    return first, last
 
 
 @dataclass

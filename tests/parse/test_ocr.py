@@ -90,6 +90,39 @@ def test_measure_reads_a_font_size_from_the_ink(tmp_path):
     assert measure(gray[:0] < ocr.DARK, "x") is None
 
 
+def test_measure_reads_its_own_line_in_a_box_that_reaches_into_rules_and_neighbours(tmp_path):
+    """The engine's box is the line widened on every side (by about 0.8 of its height): in a table
+    with rules between its rows, or in tight type, it takes in the rules and the lines above and
+    below. The size and baseline measured are still the line's own, as on a line alone."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    rows = [("Frito-Lay North America", "15"), ("Quaker Foods North America", "305"), ("Latin America", "21")]
+    for n, (label, value) in enumerate(rows):
+        baseline = 60 + 14 * n
+        page.insert_text((20, baseline), label, fontsize=8, fontname="helv")
+        page.insert_text((200, baseline), value, fontsize=8, fontname="helv")
+        page.draw_line((15, baseline + 3.5), (260, baseline + 3.5), width=0.8)  # a rule under each row
+    for n, text in enumerate(["Percentage gain, by region, geography", "Exchange Translation, Africa"]):
+        page.insert_text((20, 130 + 9 * n), text, fontsize=8, fontname="helv")  # 8 pt type set 9 pt apart
+    dpi, scale = 200, 200 / 72
+    gray = ocr.render(page, dpi)
+    cases = [(20, 60 + 14 * n, label) for n, (label, _) in enumerate(rows)]
+    cases += [(200, 60 + 14 * n, value) for n, (_, value) in enumerate(rows)]
+    cases += [(20, 130, "Percentage gain, by region, geography"), (20, 139, "Exchange Translation, Africa")]
+    for x, baseline, text in cases:
+        width = pymupdf.get_text_length(text, fontname="helv", fontsize=8)
+        top, bottom = baseline - 6, baseline + 1.7  # the type's core, widened as the engine's box is
+        grow = 0.8 * (bottom - top)
+        box = gray[int((top - grow) * scale):int((bottom + grow) * scale) + 1,
+                   int((x - grow) * scale):int((x + width + grow) * scale) + 1]
+        found = measure(box < ocr.DARK, text)
+        assert found is not None
+        share, left, right, top_px, baseline_px, measured = found
+        y0 = int((top - grow) * scale)
+        assert abs(measured / scale - 8) <= 0.12 * 8, (text, measured / scale)
+        assert abs((y0 + baseline_px) / scale - baseline) <= 1.0, (text, (y0 + baseline_px) / scale)
+
+
 def _line(text, x0, baseline, measure_, ink=0.12):
     return OcrLine(text, x0, x0 + 6 * len(text), baseline - 0.7 * measure_, baseline, measure_, ink)
 
