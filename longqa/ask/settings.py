@@ -4,7 +4,7 @@
 each) and listed in the README:
 - retrieval: first-stage BM25 + dense retrieval and fusion (retrieve/settings.py, which sits below
   ask/ in the import graph);
-- relevance: the "nothing relevant" decision (ask/evidence.py);
+- relevance: the "nothing relevant" decision (ask/search/relevance.py);
 - search: which documents are refined and the search loop (`Pipeline(..., settings=
   SearchSettings(...))` or keyword overrides replace any field; the CLI exposes the stop rules);
 - expansion: the outline choice and the generated queries of the search's steps;
@@ -120,7 +120,7 @@ EXCERPT = ("the learned sentence ranker that reads the same signal as a feature 
 
 @dataclass(frozen=True)
 class RelevanceSettings:
-    """Is anything in the store relevant at all (else `ask` exits 4)? Calibration in ask/evidence.py."""
+    """Is anything in the store relevant at all (else `ask` exits 4)? Calibration in ask/search/relevance.py."""
 
     coverage_min: float = tunable(
         0.8, "IDF-weighted share of the question's words found in the store that alone says 'relevant'",
@@ -178,7 +178,7 @@ class SearchSettings:
         "at 500 (eval/dev-report150-corpus-recall-learned-*-tune.json), so the hand-weighted order stays", unlearned=SWITCH)
     back_matter_weight: float = tunable(
         0.3, "local scores of the leaves under a References, External links, Bibliography or Notes heading "
-        "are scaled by this unless the question asks about sources (ask/back_matter.py; 1: off)", SPOT, unlearned=LEAVES)
+        "are scaled by this unless the question asks about sources (ask/search/back_matter.py; 1: off)", SPOT, unlearned=LEAVES)
     fill_floor: float = tunable(
         0.1, "nodes scoring under this × the best are never chosen, not even to fill the budget", SPOT,
         unlearned=SEQUENCE, high=1)
@@ -285,7 +285,7 @@ class SearchSettings:
 
     search: str = tunable(
         "tree", "which search: tree (this loop over the document trees), graph (GARLIC's best-first search "
-        "over the information-point graph of `ingest --graph`, ask/graph_search.py; a document without a "
+        "over the information-point graph of `ingest --graph`, ask/search/graph.py; a document without a "
         "current graph falls back to tree) or auto (graph when every candidate document has a current "
         "graph, else tree)", "the user's choice (--search)", unlearned=SWITCH, choices=SEARCH_MODES)
     graph_max_nodes: int = tunable(
@@ -345,7 +345,7 @@ class AnswerSettings:
     free_text: str = tunable(
         "auto", "a broad question's answer: 'generate' (the model's own words, each sentence traced to "
         "a source), 'quote' (the best focused sentences), 'auto' (generate only with a model whose free "
-        "text was measured to beat quoting, or was never measured: ask/skill.py)", TUNE, choices=FREE_TEXT_MODES)
+        "text was measured to beat quoting, or was never measured: models/skill.py)", TUNE, choices=FREE_TEXT_MODES)
     quote_sentences: int = tunable(3, "sentences quoted as a broad question's answer", TUNE, low=1)
     summary_diversity: float = tunable(
         0.3, "a summary's points (ask/answer/summary.py): weight of overlap with the points already chosen "
@@ -371,7 +371,7 @@ class AnswerSettings:
         0.3, "a sentence borrows this share of its better neighbour's score (pronouns)", SPOT, high=1)
     dense_top: int = tunable(24, "sentences embedded per question", "~0.3 s of MiniLM on 2 cores")
     hop_weight: float = tunable(
-        0.6, "a sentence naming the first hop's bridge entity gains this x the best sentence's score (ask/hops.py)",
+        0.6, "a sentence naming the first hop's bridge entity gains this x the best sentence's score (ask/answer/hops.py)",
         SPOT)
     hop_first: int = tunable(8, "best sentences searched for the first hop (the one holding the question's names, "
         "then its rarest words)", SPOT)
@@ -444,15 +444,10 @@ class AnswerSettings:
         "the midpoint of a calibrated probability: right as often as wrong; bench/reader_confidence.py "
         "check shows the share it leaves sure", high=1)
     reader_decline: float = tunable(
-        -1.0, "a reader's proven answer whose calibrated confidence is below this is declined: 'The documents do "
-        "not say.' (exit 4), the answer kept first among the alternatives (ask/answer/outcome.py); -1: the "
-        "threshold chosen for the reader profile's confidence table (its provenance's decline_below); a reader "
-        "with no table or no chosen threshold never declines on confidence",
-        "per profile, on the tune half with bench/refusal.py --choose --write (the highest threshold losing at "
-        "most 5% of right answers); qwen2.5-coder-1.5b, 60 questions: 0.121, so 88% of the tune half's questions "
-        "asked without their documents were declined (78% at 0), no right answer lost, F1 0.303 -> 0.286; on the "
-        "report half 85% (77% at 0), none of 11 right answers lost, F1 0.280 -> 0.262 (bench/refusal-*60-*.json)",
-        low=-1, high=1)
+        0.0, "a reader's proven answer whose calibrated confidence is below this is declined: 'The documents do "
+        "not say.' (exit 4), the answer kept first among the alternatives (ask/answer/outcome.py)",
+        "chosen on the tune half with bench/refusal.py: the most unanswerable questions declined while at most "
+        "5% of right answers are lost", high=1)
     declined_alternatives: int = tunable(3, "candidates shown beside 'The documents do not say.'",
                                          "a display cap, not swept", low=0)
     selection_tokens_out: int = tunable(

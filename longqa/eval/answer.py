@@ -22,7 +22,8 @@ from longqa.models import profiles
 from longqa.models.chat import Message
 
 ANSWER_TOKENS = 32
-# One non-empty line: a base model often opens with a newline and then writes a list of options;
+# One non-empty line: a completion (base) model, the chooser, often opens with a newline and then
+# writes a list of options;
 # the grammar makes it commit to an answer on the first line and stop at its end.
 ONE_LINE = 'root ::= [^\\n]+ "\\n"'
 _SAFETY = 16  # generator tokens kept free besides the answer itself

@@ -4,7 +4,6 @@ they came from (document and pages), so recall can be measured without the model
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
 from longqa import tokens
 
@@ -46,15 +45,3 @@ class Retrieved:
 
     def context_tokens(self) -> int:
         return sum(tokens.count(p.text) for p in self.passages)
-
-
-class System(Protocol):
-    """A way of building the context for a question under a token budget."""
-
-    name: str
-
-    def prepare(self, workspace) -> None:
-        """Called once per dataset before its questions (ingest, index, load)."""
-
-    def retrieve(self, question, docs: list[str]) -> Retrieved:
-        """Context for `question`, searching only the documents `docs` (resolved paths)."""

@@ -1,7 +1,8 @@
 """The adapter between the harness and the rest of longqa: model loading and the ask pipeline.
 
 This is the one file to change when the pipeline's or the model loaders' API changes. Everything
-else in longqa.eval sees only `Resources` (lazily loaded, counted models) and `System` objects.
+else in longqa.eval sees only `Resources` (lazily loaded, counted models) and the systems: each has a
+`name`, `prepare(workspace)` (once per dataset) and `retrieve(question, docs)` → `Retrieved`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The two interfaces the rest of longqa uses. Backends implement them; tests may fake them.
 
-The default generator (gemma-3-270m) is a base model: prompts are completion-shaped, and every
-decision is read from a grammar-constrained choice or from label-token probabilities, never
-parsed out of free text.
+A generator is a chooser (gemma-3-270m, a base model: completion-shaped prompts) or a reader (an
+instruction-tuned model through its chat template, the default qwen2.5-coder-1.5b; see
+models/profiles.py). Every decision is read from a grammar-constrained choice or from label-token
+probabilities, never parsed out of free text.
 """
 
 from __future__ import annotations

