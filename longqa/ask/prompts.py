@@ -1,6 +1,7 @@
-"""Completion-shaped prompts for `ask` (the default generator is a base model, not a chat model).
+"""The prompts of `ask`: completion-shaped ones for a chooser (a base model, such as gemma-3-270m),
+and the chat messages of a reader (the default, an instruction-tuned model), below.
 
-Each prompt is a document the model continues. Decisions are read from label-token probabilities
+A completion prompt is a document the model continues. Decisions are read from label-token probabilities
 right after a label line ("Scope:"); free text (next queries, sub-questions, answers) is generated
 under a one-line grammar. Static parts come first so the KV cache reuses them between calls.
 """
@@ -76,7 +77,7 @@ def outline_prompt(outline_lines: list[str], question: str) -> str:
 
 
 # -- step-wise reasoning (multi-bridge) -------------------------------------------------------
-NEXT_QUERY = "Next query:"  # the label the generated line carries (queries.BRIDGE_GRAMMAR reads it)
+NEXT_QUERY = "Next query:"  # the label the generated line carries (queries.bridge_grammar() reads it)
 BRIDGE_EXAMPLE = (
     "Context: The 1968 film Cold Harbour was directed by Lena Marsh.\n"
     "Question: In which city was the director of Cold Harbour born?\n"

@@ -67,9 +67,9 @@ def test_the_scope_rules_and_the_heading_cut_read_their_settings_when_they_run()
     from longqa.ask.answer.focus import Sentence
 
     question = "How many litres does the fuel store hold?"
-    assert rules.scope_prior(question) == DEFAULTS.search.scope_local
+    assert rules.scope_prior(question, "quantity") == DEFAULTS.search.scope_local
     with applied(DEFAULTS.with_values({"search.scope_local": 0.1})):
-        assert rules.scope_prior(question) == 0.1
+        assert rules.scope_prior(question, "quantity") == 0.1
     leaf = Node(id=5, kind="leaf", text="Fuel store capacity and refill times", depth=2)
     line = Sentence(passage=None, leaf=leaf, start=0, end=len(leaf.text), order=0)
     assert structure_of("Fuel", line, 0) == "heading"

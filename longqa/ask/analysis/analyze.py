@@ -58,7 +58,7 @@ def from_rules(question: str) -> Analysis:
     rule_type = rules.question_type(question)
     if rule_type is not None:
         analysis.type, analysis.decided_by["type"] = rule_type, "rule"
-    rule_scope = rules.scope_prior(question)
+    rule_scope = rules.scope_prior(question, analysis.asked.want)
     if rule_scope is not None:
         analysis.scope, analysis.decided_by["scope"] = rule_scope, "rule"
     # The pattern is decided by rules alone: gemma-3-270m labelled 8 of 8 test questions "exact"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-from longqa.ask.analysis import asked  # each reads the other at call time only
 from longqa.ask.settings import in_effect
 
 _ARITHMETIC = re.compile(
@@ -119,9 +118,10 @@ _LOCAL_KINDS = ("quantity", "date", "month", "duration", "frequency", "name", "o
 _PLURAL = re.compile(r"^\s*(?:who|which\s+\w+|what\s+\w+)\s+(?:are|were)\b", re.I)
 
 
-def scope_prior(question: str) -> float | None:
+def scope_prior(question: str, want: str) -> float | None:
     """R_q forced toward global (search.scope_global) for summary-style questions, toward local
-    (search.scope_local) for questions that want one short answer (_LOCAL_KINDS); None when no rule fires."""
+    (search.scope_local) for questions that want (`Asked.want`) one short answer (_LOCAL_KINDS);
+    None when no rule fires."""
     if _GLOBAL.search(question):
         return in_effect().search.scope_global
-    return in_effect().search.scope_local if asked.wanted(question) in _LOCAL_KINDS and not _PLURAL.search(question) else None
+    return in_effect().search.scope_local if want in _LOCAL_KINDS and not _PLURAL.search(question) else None

@@ -80,7 +80,7 @@ def term_weights(
     db: sqlite_utils.Database, question: str, doc_ids: list[int] | None = None
 ) -> dict[str, tuple[float, int]]:
     """Per content word of the question: (IDF over leaves, leaves containing it, capped at 1000)."""
-    counts = {t: n for t, n in matched_terms(db, question, doc_ids).items() if t not in META_WORDS}
+    counts = {t: n for t, n in matched_terms(db, question, doc_ids, in_effect().retrieval).items() if t not in META_WORDS}
     total = leaf_count(db, doc_ids) or 1
     return {term: (math.log(1 + total / (1 + min(n, total))), n) for term, n in counts.items()}
 
