@@ -238,7 +238,7 @@ def measure(stats: dict, key: str) -> float | None:
 def _figure(value: float | None, key: str) -> str:
     if value is None:
         return "–"
-    if key == "context_tokens":
+    if key in ("context_tokens", "n"):
         return f"{value:,.0f}"
     if key == "seconds":
         return f"{value:.1f}"
@@ -268,13 +268,16 @@ def _provenance(report: dict, source: str | None) -> str:
 
 
 def markdown(report: dict, *, title: str | None = None, systems: list[str] | None = None,
-             source: str | None = None, overall: bool = True, datasets: bool = True) -> str:
+             source: str | None = None, overall: bool = True, datasets: bool = True, counts: bool = False) -> str:
     """The report as Markdown: a row per system (overall), a row per dataset with each system's
-    headline measure (F1 when answers were generated, else answer recall), and where it came from."""
+    headline measure (F1 when answers were generated, else answer recall), and where it came from.
+    `counts` adds each system's number of questions (a partial run's systems may differ)."""
     order = systems or list(report.get("systems") or report["overall"])
     order = [s for s in order if s in report["overall"]]
     generated = report.get("generate", any(measure(report["overall"][s], "f1") is not None for s in order))
     columns = [(h, k) for h, k in MARKDOWN_COLUMNS if generated or k not in ("f1", "em")]
+    if counts:
+        columns = [("questions", "n")] + columns
     budget = f", {report['budget']:,}-token budget" if report.get("budget") else ""
     summary = (f"{report['questions']} questions{budget}, "
                f"{'answers generated' if generated else 'recall only, no answers generated'}")
