@@ -48,7 +48,7 @@ def broken_links(path: Path, root: Path = REPO) -> list[str]:
     return broken
 
 
-def _section(text: str, heading: str) -> str:
+def section(text: str, heading: str) -> str:
     start = text.index(f"\n## {heading}\n")
     end = text.find("\n## ", start + 1)
     return text[start:end if end > 0 else None]
@@ -60,7 +60,7 @@ def test_the_readme_is_at_most_250_lines():
 
 
 def test_the_quick_start_is_two_one_line_commands_the_second_running_the_tests():
-    quick = _section((REPO / "README.md").read_text(encoding="utf-8"), "Quick start")
+    quick = section((REPO / "README.md").read_text(encoding="utf-8"), "Quick start")
     commands = re.findall(r"^```bash\n(.*?)\n```$", quick, flags=re.S | re.M)
     assert len(commands) == 2 and all("\n" not in command for command in commands)
     assert "longqa ask " in commands[0] and commands[1].endswith("python -m pytest -q")

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from tests.command import run
+from tests.test_readme import section
 from tests.eval.test_runner import questions_file  # noqa: F401  (the fixture)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -19,12 +20,6 @@ def _tables():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def _section(text: str, heading: str) -> str:
-    start = text.index(f"\n## {heading}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else None]
 
 
 def test_readme_blocks_match_the_committed_reports():
@@ -46,7 +41,7 @@ def test_a_figure_edited_by_hand_is_caught():
 
 def test_the_evaluation_section_states_no_figure_outside_the_generated_blocks():
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    prose = re.sub(r"<!-- generated: (\S+) -->.*?<!-- end: \1 -->", "", _section(text, "What it measures"), flags=re.S)
+    prose = re.sub(r"<!-- generated: (\S+) -->.*?<!-- end: \1 -->", "", section(text, "What it measures"), flags=re.S)
     assert not re.findall(r"\b0\.\d+|\d+(?:\.\d+)? ?%", prose)
 
 
