@@ -73,6 +73,7 @@ def answerer(generator, settings: AskSettings | None) -> str:
     prompt, or the chat template of a GGUF no profile declares, its decisions unmeasured) or a
     chooser (a completion model whose candidates the rules rank)."""
     from longqa.ask.answer import reader_confidence
+    from longqa.ask.answer.outcome import declining_below
     from longqa.models import profiles
 
     name = getattr(generator, "name", None) or "?"
@@ -80,8 +81,7 @@ def answerer(generator, settings: AskSettings | None) -> str:
         return f"answered by: {name}, a chooser (completion prompt; the ranker picks among its candidates)"
     profile = profiles.profile_of(generator)
     setting = settings.answer.reader_decline if settings is not None else -1.0
-    chosen = reader_confidence.decline_below(profile.name) if profile is not None else None
-    threshold = setting if setting >= 0 else chosen
+    threshold = declining_below(setting, reader_confidence.decline_below(profile.name) if profile else None)
     if profile is None or reader_confidence.table_of(profile.name) is None:
         declines = "no fitted confidence, so it never declines on confidence"
     elif threshold:

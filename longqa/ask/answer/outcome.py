@@ -39,12 +39,16 @@ class Outcome:
 
 
 def threshold(grounding: Grounding) -> float:
-    """The confidence a reader's answer must reach: `answer.reader_decline` where it is set (0 to
-    1), else the one chosen for the reader's table (none chosen: 0, nothing declined)."""
-    setting = in_effect().answer.reader_decline
+    """The confidence a reader's answer must reach (`declining_below`)."""
+    return declining_below(in_effect().answer.reader_decline, grounding.decline_below)
+
+
+def declining_below(setting: float, chosen: float | None) -> float:
+    """`answer.reader_decline` where it is set (0 to 1), else the threshold chosen for the reader's
+    table (none chosen: 0, nothing declined)."""
     if setting >= 0:
         return setting
-    return grounding.decline_below if grounding.decline_below is not None else 0.0
+    return chosen if chosen is not None else 0.0
 
 
 def settle(text: str | None, grounding: Grounding | None) -> Outcome:
