@@ -93,7 +93,7 @@ def main() -> None:
         parser.error(f"--decisions: choose from {','.join(DECISIONS)}")
 
     from longqa.ask.search import outline_choice
-    from longqa.ask import prompts
+    from longqa.ask import decisions, prompts
     from longqa.ask.analysis.analyze import MODEL_TYPES
     from longqa.ask.settings import DEFAULTS
     from longqa.eval.data import half_of
@@ -139,9 +139,10 @@ def main() -> None:
         question = " ".join(q["question"].split())
         # scope and type
         if wanted & {"scope", "type"}:
-            probs = generator.label_probs(prompts.analysis_prompt(question), [" local", " global"])
-            scope_pairs.append((probs[" global"], q["metric"] == "judge"))
-            label = "global" if probs[" global"] >= 0.5 else "local"
+            probs = decisions.scope(generator, question)  # as ask asks it of this model (a reader in its chat)
+            p_global = probs["global"] / ((probs["global"] + probs["local"]) or 1.0)
+            scope_pairs.append((p_global, q["metric"] == "judge"))
+            label = "global" if p_global >= 0.5 else "local"
         if "type" in wanted:
             types = generator.label_probs(prompts.analysis_prompt(question, label),
                                           [f" {t}" for t in prompts.TYPES])
@@ -161,7 +162,7 @@ def main() -> None:
         for group in (ranked[:3], ranked[3:6]) if "sufficiency" in wanted else ():
             shown = [tokens.truncate(" ".join(texts[i].split()), DEFAULTS.search.probe_tokens) for i in group if i in texts]
             if shown:
-                p = generator.label_probs(prompts.sufficiency_prompt(question, shown), [" yes", " no"])[" yes"]
+                p = decisions.sufficiency(generator, question, shown)
                 suff_pairs.append((p, has_answer(" ".join(texts[i] for i in group if i in texts), q["answers"])))
         if "router" in wanted:
             route_probe(generator, question, q, roots, ranked, expand_hits, expand_chance, answer_moves)

@@ -76,6 +76,48 @@ def outline_prompt(outline_lines: list[str], question: str) -> str:
     )
 
 
+# -- the same decisions asked of a reader, in its own chat format --------------------------------
+# An instruction-tuned reader is asked each judgement as a task in its system message, and answers
+# with one word; the probabilities of the label words are read (ask/decisions.py). The system
+# messages are fixed, so their states are kept as heads, as the answer prompt's is.
+SCOPE_SYSTEM = (
+    "You sort questions asked about long documents. Reply Local if a few sentences of one passage "
+    "can answer the question (a fact, a figure, a date, a name, one definition or step). Reply Global "
+    "if answering needs a broad part of a document read as a whole (a summary, the main points, a "
+    "theme, an overall explanation). Reply with one word."
+)
+SCOPE_LABELS = {"local": "Local", "global": "Global"}
+
+
+def scope_message(question: str) -> str:
+    return f"Question: {one_line(question)}"
+
+
+SUFFICIENCY_SYSTEM = (
+    "You check whether passages from documents are enough to answer a question. Reply Yes if the "
+    "passages state the answer, No if the answer is not in them. Reply with one word."
+)
+SUFFICIENCY_LABELS = {"yes": "Yes", "no": "No"}
+
+
+def sufficiency_message(question: str, shown: list[str]) -> str:
+    """The question first, then the passages read so far, one per line."""
+    lines = "".join(f"\n* {one_line(text)}" for text in shown)
+    return f"Question: {one_line(question)}\n\nPassages:{lines}\n\nDo these passages state the answer?"
+
+
+OUTLINE_SYSTEM = (
+    "You find where documents answer a question. Given their table of contents, with a letter per "
+    "section, reply with the letter of the one section most likely to hold the answer. Reply with "
+    "the letter only."
+)
+
+
+def outline_message(outline_lines: list[str], question: str) -> str:
+    listed = "\n".join(outline_lines)
+    return f"Table of contents:\n{listed}\n\nQuestion: {one_line(question)}"
+
+
 # -- step-wise reasoning (multi-bridge) -------------------------------------------------------
 NEXT_QUERY = "Next query:"  # the label the generated line carries (queries.bridge_grammar() reads it)
 BRIDGE_EXAMPLE = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from longqa.ask import prompts
+from longqa.ask import decisions, prompts
 from longqa.ask.analysis import rules
 from longqa.ask.analysis.asked import Asked, read
 from longqa.models import skill
@@ -82,8 +82,8 @@ def with_model(analysis: Analysis, question: str, generator: Generator) -> Analy
     if skill.weight(generator, "scope") <= 0:  # an unmeasured model's R_q would not steer: no call
         analysis.decided_by.setdefault("scope", "default")
     elif not (by_rule and analysis.scope < 0.5):
-        probs = generator.label_probs(prompts.analysis_prompt(question), [f" {s}" for s in prompts.SCOPES])
-        p_local, p_global = probs[" local"], probs[" global"]
+        probs = decisions.scope(generator, question)
+        p_local, p_global = probs["local"], probs["global"]
         model_scope = p_global / (p_global + p_local) if p_global + p_local > 0 else 0.5
         analysis.probs["scope"] = {"local": p_local, "global": p_global}
         # The model's R_q counts as far as its measured skill goes (skill.py): at chance it stays

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from longqa import tokens
+from longqa.ask import decisions
 from longqa.ask.search import bridge
 from longqa.ask.search import router
 from longqa.ask.search.relevance import answer_shape_present, top_share
-from longqa.ask.prompts import sufficiency_prompt
 from longqa.ask.search.refine import Scored, leaf_tokens
 from longqa.ask.search.steps import Step, add_step
 from longqa.ask.settings import SearchSettings
@@ -59,8 +59,7 @@ def judge(question: str, texts: list[str], shown: list[str], settings: SearchSet
     # moves the combined value within [(1-w)c, (1-w)c + w].
     if (1 - w) * coverage >= settings.confidence or (1 - w) * coverage + w < settings.confidence:
         return coverage, None, (1 - w) * coverage + w * 0.5
-    probs = generator.label_probs(sufficiency_prompt(question, shown), [" yes", " no"])
-    p_yes = probs[" yes"]
+    p_yes = decisions.sufficiency(generator, question, shown)
     return coverage, p_yes, w * p_yes + (1 - w) * coverage
 
 

