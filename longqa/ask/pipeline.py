@@ -137,6 +137,7 @@ class Pipeline:
         self._keep_heads()
         if (unmeasured := skill.unmeasured_note(self.generator)) is not None:
             refined.explained.append(unmeasured)
+        refined.explained.extend(skill.explained(self.generator))
         if self.use_analysis and self.generator is not None:
             analysis_mod.with_model(analysis, question, self.generator)
         timings["analysis"] = analysis.seconds

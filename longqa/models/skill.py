@@ -28,14 +28,54 @@ def measured() -> dict[str, dict[str, tuple[float, float]]]:
     """generator identity prefix -> decision -> (measured skill, chance level), as
     `python bench/decisions.py --out` wrote them (the file records each table's command, commit,
     date, half, question count and load). A decision a measured model was not scored on (free text,
-    say) does not steer for it."""
+    say) does not steer for it, nor one whose row says `"steers": false` (above chance on the tune
+    half, but the report half's answers or evidence did not hold with it on: its `report` says so)."""
+    return {prefix: {name: (float(row["skill"]), float(row["chance"])) for name, row in table["decisions"].items()
+                     if row.get("steers", True)}
+            for prefix, table in _tables().items()}
+
+
+def _tables() -> dict:
+    """The file as written (read at each call: measured() keeps what steering needs)."""
     try:
         tables = json.loads(DECISIONS_FILE.read_text(encoding="utf-8"))["models"]
-        return {prefix: {name: (float(row["skill"]), float(row["chance"])) for name, row in table["decisions"].items()}
-                for prefix, table in tables.items()}
+        for table in tables.values():
+            for row in table["decisions"].values():
+                float(row["skill"]), float(row["chance"])
+        return tables
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"{DECISIONS_FILE}: not a table of measured decisions ({type(exc).__name__}: {exc}); "
                          "reinstall longqa") from None
+
+
+def explained(generator) -> list[str]:
+    """What `--explain` says of each measured decision of `generator`'s model: whether it steers,
+    and the figures that say so (tune skill beside chance; the report half's check where one was
+    made). Empty for a model never measured (unmeasured_note says that)."""
+    table = _tables().get(_table_key(generator) or "")
+    if table is None:
+        return []
+    lines = []
+    for name, row in sorted(table["decisions"].items()):
+        router = name.startswith("router")
+        w = router_weight(generator) if router else weight(generator, name)
+        figure = (f"{MEASURE.get(name, 'skill')} {row['skill']:.2f} against chance {row['chance']:.2f} "
+                  f"on {row.get('n', '?')} tune cases")
+        report = row.get("report")
+        if not row.get("steers", True):
+            state = f"does not steer: {figure}, but {report or 'the report half did not hold'}"
+        elif w > 0:
+            state = f"steers at weight {w:.2f}: {figure}" + (f"; {report}" if report else "")
+        else:
+            state = f"does not steer: {figure} (" + (
+                "the router moves only where both its moves stand above chance)" if router else "not above chance)")
+        lines.append(f"decision {name} {state}")
+    return lines
+
+
+# What each decision's skill is (bench/decisions.py): an AUC for a probability, an accuracy for a choice.
+MEASURE = {"scope": "AUC", "sufficiency": "AUC", "outline": "top-1 accuracy", "type": "balanced accuracy",
+           "router-expand": "accuracy", "router-answer": "balanced accuracy"}
 
 
 def weight(generator, decision: str) -> float:
@@ -52,17 +92,21 @@ def weight(generator, decision: str) -> float:
 def measured_table(generator) -> dict[str, tuple[float, float]] | None:
     """The measured decisions of `generator`'s profile (or of the model a name or served file
     stands for), or None when it was never measured."""
+    key = _table_key(generator)
+    return None if key is None else measured().get(key)
+
+
+def _table_key(generator) -> str | None:
+    """The name `generator`'s decisions are measured under: its profile's, or the model family a
+    name or served file starts with."""
     from longqa.models.profiles import profile_of
 
     profile = profile_of(generator)
     tables = measured()
     if profile is not None:
-        return tables.get(profile.name)
+        return profile.name if profile.name in tables else None
     names = [str(getattr(generator, key, "") or "") for key in ("name", "model_file")]
-    for prefix, table in tables.items():
-        if any(name.startswith(prefix) for name in names):
-            return table
-    return None
+    return next((prefix for prefix in tables if any(name.startswith(prefix) for name in names)), None)
 
 
 def router_weight(generator) -> float:

@@ -3,6 +3,8 @@ completion prompt, a reader's chat turn; and the real reader judging a small man
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from longqa.ask import decisions, prompts
@@ -74,3 +76,27 @@ def test_the_default_reader_routes_in_its_chat_under_the_grammar(reader):
     assert move.kind in ("ANSWER", "EXPAND", "REFUSE") and set(move.ids) <= {3, 5}
     only = router.decide(reader, "How much water does the main pool hold?", tree, [], [3], 2, refuse=False)
     assert only == router.Action("EXPAND", (3,), "EXPAND(3)")
+
+
+def test_explain_says_which_decisions_steer_and_why(tmp_path, monkeypatch):
+    from longqa.models import skill
+
+    table = tmp_path / "decisions.json"
+    run = {"command": "python bench/decisions.py", "commit": "abc1234", "half": "tune"}
+    table.write_text(json.dumps({"models": {"qwen2.5-coder-0.5b": {"decisions": {
+        "scope": {"skill": 0.75, "chance": 0.5, "n": 60, "run": run},
+        "sufficiency": {"skill": 0.7, "chance": 0.5, "n": 110, "run": run, "steers": False,
+                        "report": "report-half F1 0.25 with it on against 0.28 off"},
+        "outline": {"skill": 0.1, "chance": 0.2, "n": 20, "run": run}}}}}), encoding="utf-8")
+    monkeypatch.setattr(skill, "DECISIONS_FILE", table)
+    skill.measured.cache_clear()
+    try:
+        reader = FakeReader()  # the 0.5B reader's profile
+        assert skill.weight(reader, "scope") == pytest.approx(0.5)
+        assert skill.weight(reader, "sufficiency") == 0.0  # above chance on tune, held back by the report half
+        lines = skill.explained(reader)
+        assert lines[0].startswith("decision outline does not steer: top-1 accuracy 0.10 against chance 0.20")
+        assert lines[1] == "decision scope steers at weight 0.50: AUC 0.75 against chance 0.50 on 60 tune cases"
+        assert lines[2].endswith("but report-half F1 0.25 with it on against 0.28 off")
+    finally:
+        skill.measured.cache_clear()
