@@ -22,8 +22,8 @@ steps descending through the same sentence.
 
 Stopping (PECAN's dynamic progress control): after each visit the evidence is judged (the tree
 search's `judge`: coverage rule plus the model's p(yes) on a question-first probe whose prefix
-stays in the KV cache, so a step reads only the new node); judged sufficient (≥ t_p) `patience`
-(t_n) times ends it, as do caps on nodes, tokens (the budget) and seconds.
+stays in the KV cache, so a step reads only the new node), and the tree search's stop ends it
+(stopping.py: sufficient `patience` times, or a cap on nodes, tokens or seconds).
 
 Measured (`longqa eval`, 2,000 tokens, cosine edges): the seeds and the units of z brought the
 graph search from 0.118 to 0.353 answer recall on the L-Eval tune half (tree 0.235) and from 0.353
@@ -38,7 +38,6 @@ passage, and the organizer fills what budget is left with the best-scoring leave
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +47,7 @@ from longqa.ask.search.relevance import top_share
 from longqa.ask.search.refine import leaf_tokens
 from longqa.ask.search.loop import Outcome, judge
 from longqa.ask.search.steps import Step, add_step
+from longqa.ask.search.stopping import Stopping
 from longqa.ask.settings import SearchSettings
 from longqa.store.graph import Graph
 from longqa.structure.tree import Node
@@ -139,21 +139,18 @@ class GraphSearch:
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> Outcome:
-        started = time.perf_counter()
+        rule = Stopping(self.s.graph_max_nodes, self.s.max_seconds, self.s.confidence, self.s.patience)
         shown = [tokens.truncate(" ".join(self.nodes[i].text.split()), self.s.probe_tokens) for i in self.tops]
         visited: list[int] = list(self.tops) + [j for i in self.tops for j in self.copies.get(i, ())]
         seen = set(visited)
         picks: list[Node] = []
         taken: set[int] = set()
         queue = [i for i in self.seeds if i not in seen]  # visited first, best first
-        used, sufficient_count, ever, combined, stop = 0, 0, False, 0.0, "graph exhausted"
+        used, combined, stop = 0, 0.0, "graph exhausted"
         add_step(self.steps, "graph-start", top_points=len(self.tops), seeds=len(queue), nodes=len(self.nodes))
         while True:
-            if len(picks) >= self.s.graph_max_nodes:
-                stop = "max nodes"
-                break
-            if time.perf_counter() - started >= self.s.max_seconds:
-                stop = "max seconds"
+            if (capped := rule.capped(len(picks))) is not None:
+                stop = capped
                 break
             best, reason = None, "graph"
             while queue and best is None:
@@ -163,7 +160,7 @@ class GraphSearch:
             if best is None:
                 best = self._next(visited, seen, taken, used)
             if best is None:
-                stop = "budget full" if used >= self.budget * 0.9 else "graph exhausted"
+                stop = rule.out_of_room(used, self.budget, "graph exhausted")
                 break
             choice, score = best
             node = self.nodes[choice]
@@ -185,15 +182,11 @@ class GraphSearch:
                                               self.generator, self.model_weight)
             add_step(self.steps, "add", **step, tokens=used, coverage=round(coverage, 4),
                      p_yes=None if p_yes is None else round(p_yes, 4), sufficiency=round(combined, 4))
-            if combined >= self.s.confidence:
-                ever = True
-                sufficient_count += 1
-                if sufficient_count >= self.s.patience:
-                    stop = "sufficient"
-                    break
-        add_step(self.steps, "stop", reason=stop, nodes=len(picks), tokens=used,
-                 seconds=round(time.perf_counter() - started, 4))
-        return Outcome(picks, combined, ever, stop)
+            if rule.judged(combined) and rule.done:
+                stop = "sufficient"
+                break
+        add_step(self.steps, "stop", reason=stop, nodes=len(picks), tokens=used, seconds=round(rule.seconds(), 4))
+        return Outcome(picks, combined, rule.ever, stop)
 
     def _fits(self, i: int, taken: set[int], used: int) -> bool:
         leaf = self.nodes[i].leaf

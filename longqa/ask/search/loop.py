@@ -17,8 +17,8 @@ asked shape (a figure, a date, a name) is there (a deterministic coverage rule),
 combined with the model's p(yes) from label-token probabilities, weighted by the model's measured
 skill (skill.py; at chance it does not steer). The probe prompt puts the question first and appends
 each node, so the KV cache of the previous step is reused (PECAN's node-level caching).
-Stop rules after PECAN: judged sufficient (>= confidence t_p) `patience` (t_n) times, or a cap on
-nodes, tokens (the budget) or seconds. RDR2's router, where a generator may steer (router.py;
+Stop rules after PECAN, shared with the graph search (stopping.py): judged sufficient
+(>= confidence t_p) `patience` (t_n) times, or a cap on nodes, tokens (the budget) or seconds. RDR2's router, where a generator may steer (router.py;
 `router` setting, weighted by its measured skill), is asked before each step for one move on the
 serialised subtree: EXPAND(id) raises that frontier node (to the top at full weight, so it is taken
 next), ANSWER(ids) adds those nodes and stops, REFUSE stops. Then OkraLong's precise mode: a search that ended without
@@ -40,6 +40,7 @@ from longqa.ask.search import router
 from longqa.ask.search.relevance import answer_shape_present, top_share
 from longqa.ask.search.refine import Scored, leaf_tokens
 from longqa.ask.search.steps import Step, add_step
+from longqa.ask.search.stopping import Stopping
 from longqa.ask.settings import SearchSettings
 from longqa.structure.tree import Node, walk
 
@@ -156,17 +157,14 @@ class Search:
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self) -> Outcome:
-        started = time.perf_counter()
-        best, sufficient_count, ever, stop = 0.0, 0, False, "frontier empty"
+        rule = Stopping(self.s.max_nodes, self.s.max_seconds, self.s.confidence, self.s.patience)
+        best, stop = 0.0, "frontier empty"
         turn = 0
         if self.generator is not None and self.s.router == "auto" and self.router_weight <= 0:
             add_step(self.steps, "router-skipped", reason="the model's router moves measured at chance")
         while True:
-            if len(self.picks) >= self.s.max_nodes:
-                stop = "max nodes"
-                break
-            if time.perf_counter() - started >= self.s.max_seconds:
-                stop = "max seconds"
+            if (capped := rule.capped(len(self.picks))) is not None:
+                stop = capped
                 break
             if self.router_weight > 0:
                 move = self._route(turn)
@@ -177,7 +175,7 @@ class Search:
                     break
             picked = self._pop(turn)
             if picked is None:
-                stop = "budget full" if self.used and self.used >= self.budget * 0.9 else "frontier empty"
+                stop = rule.out_of_room(self.used, self.budget, "frontier empty")
                 break
             turn += 1
             node, priority, reason, relevance = picked
@@ -186,15 +184,12 @@ class Search:
             self._extend(node, relevance)
             coverage, p_yes, combined = self.sufficiency()
             best = combined
-            counts = combined >= self.s.confidence and (self.qtype != "multi-bridge" or self.bridged
-                                                        or not self._can_hop())
             add_step(self.steps, "add", node=node.id, kind=node.kind, reason=reason, priority=round(priority, 4),
                      tokens=self.used, coverage=round(coverage, 4),
                      p_yes=None if p_yes is None else round(p_yes, 4), sufficiency=round(combined, 4))
-            if counts:
-                ever = True
-                sufficient_count += 1
-                if sufficient_count >= self.s.patience:
+            # a multi-hop question's evidence counts only once it has hopped (or cannot)
+            if rule.judged(combined, self.qtype != "multi-bridge" or self.bridged or not self._can_hop()):
+                if rule.done:
                     stop = "sufficient"
                     break
             elif self.qtype == "multi-bridge" and self._can_hop() and len(self.picks) >= self.s.hop_after:
@@ -206,9 +201,9 @@ class Search:
                 add_step(self.steps, "add", node=node.id, kind=node.kind, reason="bridge (after stop)",
                          priority=None, tokens=self.used)
         add_step(self.steps, "stop", reason=stop, nodes=len(self.picks), tokens=self.used,
-                 seconds=round(time.perf_counter() - started, 4))
-        outcome = Outcome(list(self.picks), best, ever, stop)
-        if (self.s.precise_mode and not ever and self.found and self.picks and stop != "max seconds"
+                 seconds=round(rule.seconds(), 4))
+        outcome = Outcome(list(self.picks), best, rule.ever, stop)
+        if (self.s.precise_mode and not rule.ever and self.found and self.picks and stop != "max seconds"
                 and not stop.startswith("router")):
             outcome = self._precise(outcome)
         return outcome
