@@ -13,9 +13,11 @@ context, the context-only question, the answer), each with its wall and CPU time
 after it, and one `python -X importtime` run of `ask --context-only` lists
 the slowest imports. With --profiles (default: every installed profile, models/profiles.py) it
 times `ask -m NAME` for each: a reader's first words (first_draft: written, before they are
-proven), the first answer token and the whole answer; --out writes those rows as JSON
-(bench/profile_figures.py reads them). The load average is printed beside every figure: the
-machine may be shared, and a loaded machine's figures are not an idle one's.
+proven), the first answer token and the whole answer, the prompt tokens the model read and the
+seconds they took, and beside them llama.cpp alone reading as many tokens into an empty context
+(the floor on this machine); --out writes those rows as JSON (bench/profile_figures.py reads
+them). The load average is printed beside every figure: the machine may be shared, and a loaded
+machine's figures are not an idle one's.
 
 The processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed, a first run writes
 the caches), as an installed longqa runs; with it off every run compiles the package again.
@@ -70,14 +72,42 @@ def measure(label: str, argv: list[str], env: dict, runs: int) -> dict:
                 stages.setdefault(key, []).append(value)
     print(f"{label:32s} wall {statistics.median(walls):5.2f} s  cpu {statistics.median(cpus):5.2f} s  "
           f"peak {peak:5.0f} MiB  ({runs} runs; {load()})")
-    for key in ("startup", "retrieval", "context", "generator_load", "generator_wait", "focus", "first_draft",
-                "first_token", "total"):
+    for key in ("startup", "retrieval", "context", "generator_load", "generator_wait", "focus", "prompt_reading",
+                "first_draft", "first_token", "total"):
         if key in stages:
             print(f"    {key:20s} {statistics.median(stages[key]):6.3f} s")
+    if "prompt_tokens_read" in stages:  # what the model read in all (answer, checks, decisions)
+        read, seconds = statistics.median(stages["prompt_tokens_read"]), statistics.median(stages["prompt_reading"])
+        print(f"    {'prompt tokens read':20s} {read:6.0f}    ({read / max(seconds, 1e-9):.0f} tokens/s)")
     return {"wall_p50": round(statistics.median(walls), 2), "cpu_p50": round(statistics.median(cpus), 2),
             "peak_mib": round(peak), "runs": runs, "load": [round(x, 2) for x in os.getloadavg()],
             **{f"{key}_p50": round(statistics.median(values), 2) for key, values in stages.items()
-               if key in ("first_draft", "first_token", "total")}}
+               if key in ("first_draft", "first_token", "total", "prompt_tokens_read", "prompt_reading")}}
+
+
+def floor(profile: str, count: int, runs: int) -> dict:
+    """(Run in a fresh process.) llama.cpp's own speed on this machine: `count` tokens of the
+    sample handbook read into an empty context of the profile's model, opened as longqa opens it,
+    nothing else around it: the least a prompt of that length can cost here."""
+    import pymupdf
+
+    from longqa.models.resolve import load_generator
+
+    llm = load_generator(profile).llama
+    text = " ".join(page.get_text() for page in pymupdf.open(SAMPLE))
+    tokens = llm.tokenize(text.encode("utf-8"), add_bos=True)[:count]
+    if len(tokens) < count:
+        tokens = (tokens * (count // max(len(tokens), 1) + 1))[:count]
+    seconds = []
+    for _ in range(runs):
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        started = time.perf_counter()
+        llm.eval(tokens)
+        seconds.append(time.perf_counter() - started)
+    best = statistics.median(seconds)
+    print(f"    {'llama.cpp alone':20s} {best:6.3f} s for {count} tokens ({count / best:.0f} tokens/s; {load()})")
+    return {"floor_tokens": count, "floor_seconds_p50": round(best, 3)}
 
 
 def slowest_imports(argv: list[str], env: dict, top: int = 12) -> None:
@@ -176,9 +206,13 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None, help="write the profiles' rows as JSON here")
     parser.add_argument("--skip-parts", action="store_true", help="no parts and no import times")
     parser.add_argument("--parts", default=None, help=argparse.SUPPRESS)  # the child that times the parts
+    parser.add_argument("--floor", nargs=3, default=None, help=argparse.SUPPRESS)  # the child that times llama.cpp alone
     args = parser.parse_args()
     if args.parts:
         parts(args.parts)
+        return 0
+    if args.floor:
+        print(json.dumps(floor(args.floor[0], int(args.floor[1]), int(args.floor[2]))))
         return 0
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("LONGQA_LLM_URL", None)
@@ -201,6 +235,14 @@ def main() -> int:
         for name in chosen_profiles(args.profiles):
             timed(ask + ["--json", "-m", name], env)  # assembled and its kept head written: not timed
             rows[name] = measure(f"ask -m {name}", ask + ["--json", "-m", name], env, args.runs)
+            if rows[name].get("prompt_tokens_read_p50"):  # the same number of tokens, read by llama.cpp alone
+                done = subprocess.run([sys.executable, __file__, "--floor", name,
+                                       str(int(rows[name]["prompt_tokens_read_p50"])), str(args.runs)],
+                                      env=env, capture_output=True, text=True)
+                lines = done.stdout.strip().splitlines() or [done.stderr.strip()[-300:]]
+                print("\n".join(lines[:-1]) if done.returncode == 0 else lines[-1])
+                if done.returncode == 0:
+                    rows[name].update(json.loads(lines[-1]))
         if args.out:
             args.out.write_text(json.dumps({
                 "command": "python bench/fresh_ask.py " + " ".join(sys.argv[1:]), "commit": commit(),

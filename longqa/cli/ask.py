@@ -211,13 +211,17 @@ def _note_times(refined, generator, startup: float, first_piece: float | None = 
     imports, store, embedder) before the question's work begins, `first_draft` when a reader's
     first words were written (shown dimmed on a terminal before they are proven), `first_token`
     when the first answer piece was shown (or, not streaming, produced) and `total` now. The pipeline's own
-    stage figures stay as they are. The generator (a LazyModel, or None) loads at its first use
+    stage figures stay as they are. An in-process model adds `prompt_tokens_read` (prompt tokens it
+    evaluated, those found in its KV cache or kept heads aside) and `prompt_reading` (their seconds). The generator (a LazyModel, or None) loads at its first use
     or on a thread (`generator_wait`: how long the answer waited for that load)."""
     timings = refined.timings
     timings["startup"] = startup
     if generator is not None and generator.load_seconds is not None:
         timings["generator_load"] = generator.load_seconds
         timings["generator_wait"] = generator.wait_seconds
+        if getattr(generator, "read_tokens", None):  # llama.cpp in process: what reading its prompts cost
+            timings["prompt_tokens_read"] = generator.read_tokens
+            timings["prompt_reading"] = generator.read_seconds
     if first_draft is not None:
         timings["first_draft"] = first_draft
     if first_piece is not None:

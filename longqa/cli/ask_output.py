@@ -144,7 +144,7 @@ def print_explain(refined: Refined, grounding=None, settings: AskSettings | None
         detail = {k: v for k, v in step.details.items() if k != "added"}
         added = len(step.details.get("added", []))
         err.print(f"step {step.number}: {step.action} (+{added} leaves) {detail}", markup=False, highlight=False)
-    timings = "  ".join(f"{k} {v:.2f}s" for k, v in refined.timings.items())
+    timings = "  ".join(f"{k} {v}" if isinstance(v, int) else f"{k} {v:.2f}s" for k, v in refined.timings.items())
     err.print(f"timings: {timings}", markup=False, highlight=False)
     if answered_by:
         err.print(answered_by, markup=False, highlight=False)

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -221,6 +222,10 @@ class LlamaGenerator:
         self._kept: dict[str, _KeptPrefix] = {}  # prompt heads whose KV state is kept
         self.prefixes_loaded = 0  # how often a kept head spared re-reading it (bench, tests)
         self.reopened = 0  # how often a call needed a larger KV cache (bench, tests)
+        # Prompt tokens evaluated (not found in the KV cache) and the seconds they took, summed over
+        # calls: what the reader's reading costs, beside the question's other timings (`--json`).
+        self.read_tokens = 0
+        self.read_seconds = 0.0
 
     @property
     def llama(self):
@@ -301,6 +306,7 @@ class LlamaGenerator:
         self._room_for(len(tokens) + max_tokens)
         self._resume(tokens)
         compiled = compile_grammar(self._llm, grammar) if grammar else None
+        started, unread = time.perf_counter(), len(tokens) - min(self._cached(tokens), len(tokens) - 1)
         try:
             # A token list is passed as-is: the same tokens label_probs evaluates, so the
             # longest common prefix already in the KV cache is reused between calls.
@@ -310,6 +316,9 @@ class LlamaGenerator:
                 grammar=compiled, stream=True,
             )
             for chunk in chunks:
+                if unread:  # the prompt was read (and its first token chosen) before the first chunk
+                    self._count_read(unread, started)
+                    unread = 0
                 text = chunk["choices"][0]["text"]
                 if text:
                     yield text
@@ -457,7 +466,14 @@ class LlamaGenerator:
         llm.n_tokens = cached
         if not llm._ctx.kv_cache_seq_rm(-1, cached, -1):
             llm.reset()
-        return self._eval_logprobs(tokens[cached:])
+        started = time.perf_counter()
+        logprobs = self._eval_logprobs(tokens[cached:])
+        self._count_read(len(tokens) - cached, started)
+        return logprobs
+
+    def _count_read(self, count: int, started: float) -> None:
+        self.read_tokens += count
+        self.read_seconds += time.perf_counter() - started
 
     def _eval_logprobs(self, tokens: list[int]) -> np.ndarray:
         try:

@@ -75,6 +75,8 @@ def test_sample_handbook_cli_stream_json_and_absent(tmp_path):
     # same question's context alone (the rules settle its analysis) loads none.
     timings = data["timings"]
     assert "generator_load" in timings and 0 < timings["startup"] < timings["first_token"] <= timings["total"]
+    # what the model read (its kept heads aside) and the seconds that took, inside the whole
+    assert timings["prompt_tokens_read"] > 100 and 0 < timings["prompt_reading"] < timings["total"]
     result, alone = run_json("ask", SAMPLE_QUESTION, "--budget", "800", "--context-only", db=db)
     assert result.returncode == 0, result.stderr
     assert "generator_load" not in alone["timings"] and alone["context"] == data["context"]

@@ -310,3 +310,17 @@ def test_a_short_prompt_allocates_the_small_cache_and_a_longer_one_reopens_it(mo
     assert whole.llama.n_ctx() == 8192
     assert (text, probs) == (whole.complete(prompt, max_tokens=4), whole.label_probs(prompt, labels))
     assert text.startswith(" 440") and max(probs, key=probs.get) == " 440"
+
+
+def test_prompt_tokens_read_are_counted_once_and_cached_ones_not(generator):
+    prompt = "The pump room is ventilated by two fans that run whenever the pumps are on. The fans"
+    count = len(generator._prompt_tokens(prompt))
+    generator.label_probs("An unrelated prompt that empties the cache of this one.", [" yes", " no"])
+    before, seconds = generator.read_tokens, generator.read_seconds
+    generator.label_probs(prompt, [" run", " stop"])
+    read = count - 1  # the BOS token the two prompts share stays in the cache
+    assert generator.read_tokens - before == read and generator.read_seconds > seconds
+    generator.label_probs(prompt, [" run", " stop"])  # all in the KV cache: one token for fresh logits
+    assert generator.read_tokens - before == read + 1
+    list(generator.stream(prompt + " keep", max_tokens=2))  # only the new tokens are read
+    assert read + 2 <= generator.read_tokens - before <= read + 4
