@@ -37,9 +37,11 @@ FLOORS = [
 ]
 # Inside ask/: the question is read (analysis), then the trees searched (search), then the answer
 # chosen (answer); a room never imports a later one. The top modules (pipeline, result, context,
-# settings, prompts) join the rooms: rooms may use settings, prompts and the context's passages.
+# settings, prompts, decisions) join the rooms: rooms may use settings, prompts, the judgements
+# asked of a model in its own form (decisions.py, which imports only prompts and models) and the
+# context's passages.
 ROOMS = ["analysis", "search", "answer"]
-SHARED_TOP = {"longqa.ask.settings", "longqa.ask.prompts", "longqa.ask.context"}
+SHARED_TOP = {"longqa.ask.settings", "longqa.ask.prompts", "longqa.ask.decisions", "longqa.ask.context"}
 
 
 def _modules() -> dict[str, ast.Module]:
@@ -270,7 +272,7 @@ def _room(module: str) -> str | None:
 
 def test_ask_rooms_import_in_order():
     """analysis → search → answer: a room imports nothing of a later room nor ask's pipeline or
-    result (which sit above all three); rooms may share settings, prompts and the context."""
+    result (which sit above all three); rooms may share settings, prompts, decisions and the context."""
     wrong = []
     for module, target in module_edges():
         room = _room(module)
