@@ -66,8 +66,8 @@ class GraphSearch:
     def __init__(self, question: str, question_vector: np.ndarray | None, graphs: list[Graph],
                  leaves: dict[int, Node], budget: int, settings: SearchSettings, steps: list[Step], *,
                  generator=None, model_weight: float = 0.0, term_weights: dict[str, float] | None = None,
-                 leaf_scores: dict[int, float] | None = None):
-        self.question, self.budget, self.s, self.steps = question, budget, settings, steps
+                 leaf_scores: dict[int, float] | None = None, want: str = "any"):
+        self.question, self.budget, self.s, self.steps, self.want = question, budget, settings, steps, want
         self.generator, self.model_weight, self.term_weights = generator, model_weight, term_weights
         self.nodes: list[_Node] = []
         index: dict[int, int] = {}
@@ -179,7 +179,7 @@ class GraphSearch:
                 picks.append(node.leaf)
             texts = [leaf.text for leaf in picks]  # what the answer will see (the top points only steer)
             coverage, p_yes, combined = judge(self.question, texts, shown, self.s, self.term_weights,
-                                              self.generator, self.model_weight)
+                                              self.generator, self.model_weight, self.want)
             add_step(self.steps, "add", **step, tokens=used, coverage=round(coverage, 4),
                      p_yes=None if p_yes is None else round(p_yes, 4), sufficiency=round(combined, 4))
             if rule.judged(combined) and rule.done:
@@ -249,5 +249,6 @@ def search_graphs(planner, roots: list[Node], budget: int, *, auto: bool = False
     search = GraphSearch(planner.question, question_vector, graphs, leaves, budget, planner.settings,
                          planner.refined.steps, generator=generator,
                          model_weight=skill.weight(generator, "sufficiency"),
-                         term_weights=planner.refined.evidence.weights, leaf_scores=leaf_scores)
+                         term_weights=planner.refined.evidence.weights, leaf_scores=leaf_scores,
+                         want=planner.analysis.asked.want)
     return search.run()

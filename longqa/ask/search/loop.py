@@ -46,12 +46,13 @@ from longqa.structure.tree import Node, walk
 
 
 def judge(question: str, texts: list[str], shown: list[str], settings: SearchSettings,
-          term_weights: dict[str, float] | None, generator, model_weight: float) -> tuple[float, float | None, float]:
+          term_weights: dict[str, float] | None, generator, model_weight: float,
+          want: str = "any") -> tuple[float, float | None, float]:
     """Is the evidence enough? (coverage rule over `texts`, the model's p(yes) over the probe
     lines `shown` or None, the two combined by the model's measured weight). Shared by the tree
     search and the graph search (graph_search.py)."""
     coverage = top_share(question, texts, term_weights)
-    if not answer_shape_present(question, texts):
+    if not answer_shape_present(want, question, texts):
         coverage *= settings.shape_missing  # about the question, but not (yet) the kind of thing it asks
     w = model_weight
     if generator is None or w <= 0:
@@ -93,13 +94,14 @@ class Search:
         term_weights: dict[str, float] | None = None, outline_sections: dict[int, float] | None = None,
         lookup: Callable[[str], dict[int, float]] | None = None,
         model_query: Callable[[list[str]], str | None] | None = None, sub_questions: list[str] = (),
-        sub_scores: list[dict[int, float]] = (), max_hops: int = 0, found: bool = True,
+        sub_scores: list[dict[int, float]] = (), max_hops: int = 0, found: bool = True, want: str = "any",
     ):
         self.question, self.qtype, self.roots, self.scored = question, qtype, roots, scored
         self.budget, self.s, self.steps = budget, settings, steps
         self.generator, self.model_weight = generator, model_weight
         self.term_weights = term_weights
         self.lookup, self.model_query, self.max_hops, self.found = lookup, model_query, max_hops, found
+        self.want = want  # the kind of answer asked for (Asked.want): its shape is looked for
         self.nodes: dict[int, Node] = {}
         self.order: dict[int, int] = {}  # node id -> position in document order (router lines)
         self.parent_of: dict[int, Node] = {}
@@ -317,7 +319,8 @@ class Search:
     def sufficiency(self) -> tuple[float, float | None, float]:
         """(coverage rule, model p(yes) or None, combined by the model's measured weight)."""
         texts = [leaf.text for pick in self.picks for leaf in walk(pick) if leaf.is_leaf]
-        return judge(self.question, texts, self.shown, self.s, self.term_weights, self.generator, self.model_weight)
+        return judge(self.question, texts, self.shown, self.s, self.term_weights, self.generator, self.model_weight,
+                     self.want)
 
     # -- multi-hop --------------------------------------------------------------------------
     def _can_hop(self) -> bool:

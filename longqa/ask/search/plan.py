@@ -134,7 +134,7 @@ class Planner:
                 term_weights=self.refined.evidence.weights, outline_sections=weights,
                 lookup=self._lookup, model_query=self._model_query if profiles.writes_completions(generator) else None,
                 sub_questions=subs, sub_scores=sub_scores, max_hops=max_hops,
-                found=self.refined.evidence.found,
+                found=self.refined.evidence.found, want=self.analysis.asked.want,
             )
             outcome = self.search.run()
             picks, sufficient = outcome.picks, outcome.sufficient

@@ -132,29 +132,29 @@ def top_share(question: str, texts: list[str], weights: dict[str, float] | None 
     return sum(weight(t) for t in terms if suffix_stem(t) in present) / whole if whole else 1.0
 
 
-_ASKS_NUMBER = re.compile(r"\b(how (?:many|much|long|far|old|big|large)|what (?:percentage|percent|amount|number|"
-                          r"ratio|value|total)|in units of|round(?:ed)? to|calculate|compute)\b", re.IGNORECASE)
-_ASKS_TIME = re.compile(r"\b(when|what (?:year|date|month|day|time)|which year)\b", re.IGNORECASE)
-_ASKS_NAME = re.compile(r"^\s*(who|whom|whose)\b|\b(who|whom|whose)\b[^?]*\?\s*$", re.IGNORECASE)
+# The kinds of answer (Asked.want, read once in ask/analysis/asked.py) whose shape can be seen in text.
+FIGURE_WANTS = frozenset({"quantity", "duration", "frequency"})
+TIME_WANTS = frozenset({"date", "month"})
 _FIGURE = re.compile(r"\d[\d,.]*")
 _YEAR_OR_MONTH = re.compile(r"\b(1[5-9]\d\d|20\d\d|January|February|March|April|May|June|July|August|September|"
                             r"October|November|December)\b")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 
 
-def answer_shape_present(question: str, texts: list[str]) -> bool:
-    """Does the selected text hold something of the shape the question asks for, beyond the
-    question's own words? A figure for "how much" questions, a year or month for "when", a name
-    for "who"; True for other questions. Word coverage alone says the passage is ABOUT the
-    question; a 10-K paragraph naming the revenue without the figure is not the answer."""
+def answer_shape_present(want: str, question: str, texts: list[str]) -> bool:
+    """Does the selected text hold something of the shape the question asks for (`want`, its
+    Asked record's), beyond the question's own words? A figure for a quantity, a duration or a
+    frequency, a year or month for a date, a name for a name; True for other questions. Word
+    coverage alone says the passage is ABOUT the question; a paragraph naming the revenue
+    without the figure is not the answer."""
     text = " ".join(texts)
-    if _ASKS_NUMBER.search(question):
+    if want in FIGURE_WANTS:
         asked = set(_FIGURE.findall(question))
         return any(f not in asked for f in _FIGURE.findall(text))
-    if _ASKS_TIME.search(question):
+    if want in TIME_WANTS:
         asked = set(_YEAR_OR_MONTH.findall(question))
         return any(f not in asked for f in _YEAR_OR_MONTH.findall(text))
-    if _ASKS_NAME.search(question):
+    if want == "name":
         asked = {w.lower() for w in re.findall(r"\w+", question)}
         return any(w.lower() not in asked for w in _CAPITALISED.findall(text))
     return True

@@ -8,6 +8,7 @@ import pytest
 
 from longqa.ask.search.bridge import bridge_entities, bridge_query
 from longqa.ask.search.queries import is_new
+from longqa.ask.analysis.asked import read
 from longqa.ask.search.relevance import answer_shape_present
 from longqa.ask.prompts import SUFFICIENCY_SUFFIX, sufficiency_prompt
 from longqa.ask.settings import DEFAULTS, applied
@@ -293,11 +294,15 @@ def test_bridge_entity_nearest_the_rarest_question_word():
 
 
 def test_answer_shape_rule():
-    assert not answer_shape_present("How much net revenue in 2021?", ["Net revenue in 2021 rose."])
-    assert answer_shape_present("How much net revenue in 2021?", ["Net revenue in 2021 was $4,512 million."])
-    assert not answer_shape_present("When was the mill built?", ["The mill was built by the Pratt family."])
-    assert answer_shape_present("When was the mill built?", ["The mill was built in 1852."])
-    assert answer_shape_present("Why did the mill close?", ["Demand fell."])
+    assert not answer_shape_present("quantity", "How much net revenue in 2021?", ["Net revenue in 2021 rose."])
+    assert answer_shape_present("quantity", "How much net revenue in 2021?", ["Net revenue in 2021 was $4,512 million."])
+    assert not answer_shape_present("date", "When was the mill built?", ["The mill was built by the Pratt family."])
+    assert answer_shape_present("date", "When was the mill built?", ["The mill was built in 1852."])
+    assert answer_shape_present("any", "Why did the mill close?", ["Demand fell."])
+    # the shape is the Asked record's: "how long" asks a duration, a figure
+    assert read("How long does the backwash take?").want == "duration"
+    assert not answer_shape_present("duration", "How long does the backwash take?", ["The backwash is run by hand."])
+    assert answer_shape_present("duration", "How long does the backwash take?", ["The backwash takes 12 minutes."])
 
 
 def test_sufficiency_prompt_grows_by_appending_so_the_kv_cache_is_reused():
