@@ -229,4 +229,5 @@ class Pipeline:
         refined.timings["total"] = time.perf_counter() - started
         if text is None:
             return AskResult(refined, None)
-        return AskResult(refined, text.strip(), grounding[0] if grounding else None)
+        with applied(self.ask_settings):  # the outcome is settled under the call's settings
+            return AskResult(refined, text.strip(), grounding[0] if grounding else None)

@@ -87,3 +87,24 @@ def test_a_span_kinds_fit_is_its_standing_valued_by_the_setting():
     with applied(DEFAULTS.with_values({"answer.kind_fit": (1.0, 0.1, -0.2, -0.9)})):
         assert span_fit.fits(month, "date") == 0.1
         assert span_fit.fits(Span("the pump", "phrase", 0, 8), "date") == -0.9
+
+
+def test_the_decline_threshold_set_for_a_call_decides_its_outcome_to_the_end():
+    """answer.reader_decline reaches the outcome the command shows: the answer stage settles the
+    outcome inside the call's settings, and the result settles it again after the call; the
+    threshold of the first settle stands."""
+    from longqa.ask.answer.grounded import Grounding
+    from longqa.ask.answer.outcome import settle
+    from longqa.ask.result import AskResult
+
+    def reader_answer() -> Grounding:  # a proven reader answer, its table's confidence 0.08
+        return Grounding(mode="read", confidence=0.08, calibrated=True, decline_below=0.12)
+
+    never = dataclasses.replace(DEFAULTS, answer=dataclasses.replace(DEFAULTS.answer, reader_decline=0.0))
+    grounding = reader_answer()
+    with applied(never):
+        assert settle("31 hours [2]", grounding).answered
+    assert AskResult(None, "31 hours [2]", grounding).outcome.answered  # after the call: still answered
+    declined = reader_answer()
+    assert not AskResult(None, "31 hours [2]", declined).outcome.answered  # the table's own threshold
+    assert declined.settled_below == 0.12

@@ -49,6 +49,9 @@ class Grounding:
     calibrated: bool = False  # the confidence is a reader's fitted table's (it may decline the answer)
     decline_below: float | None = None  # the threshold chosen with that table (reader_confidence.decline_below)
     answered_as: str = ""  # the mode of an answer the outcome declined
+    # The threshold the outcome was first settled at (the settings in effect then): a later settle
+    # of the same answer (the command's result, outside the answer's settings) keeps it.
+    settled_below: float | None = None
 
 
 def quote_of(sentence: focus.Sentence) -> Quote:

@@ -39,8 +39,11 @@ class Outcome:
 
 
 def threshold(grounding: Grounding) -> float:
-    """The confidence a reader's answer must reach (`declining_below`)."""
-    return declining_below(in_effect().answer.reader_decline, grounding.decline_below)
+    """The confidence a reader's answer must reach (`declining_below`), read from the settings in
+    effect when the answer is first settled and kept on its grounding from then on."""
+    if grounding.settled_below is None:
+        grounding.settled_below = declining_below(in_effect().answer.reader_decline, grounding.decline_below)
+    return grounding.settled_below
 
 
 def declining_below(setting: float, chosen: float | None) -> float:
