@@ -229,5 +229,6 @@ class Pipeline:
         refined.timings["total"] = time.perf_counter() - started
         if text is None:
             return AskResult(refined, None)
-        with applied(self.ask_settings):  # the outcome is settled under the call's settings
-            return AskResult(refined, text.strip(), grounding[0] if grounding else None)
+        # settled again here, outside the call's settings: the threshold the answer stage settled
+        # it at stands (outcome.threshold)
+        return AskResult(refined, text.strip(), grounding[0] if grounding else None)
