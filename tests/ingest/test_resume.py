@@ -84,10 +84,13 @@ def store_held_after_documents(db_path: Path, documents: int, process: subproces
     while True:
         assert process.poll() is None, "the ingest ended before the documents were stored"
         assert time.monotonic() < deadline, f"{documents} documents not stored within 300 s"
-        conn = sqlite3.connect(db_path, timeout=5, isolation_level=None)
+        # No busy wait: queued on SQLite's busy handler, the probe can lose every gap between the
+        # ingest's transactions to the ingest itself and get the lock only once the batch is done.
+        conn = sqlite3.connect(db_path, timeout=0, isolation_level=None)
         try:
             conn.execute("BEGIN IMMEDIATE")
             if conn.execute("SELECT count(*) FROM documents").fetchone()[0] >= documents:
+                assert process.poll() is None, "the ingest ended before the lock was taken"
                 yield
                 return
         except sqlite3.OperationalError:  # not created yet, or busy: look again

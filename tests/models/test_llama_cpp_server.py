@@ -5,6 +5,8 @@ request at a time, and the answers are the in-process ones.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from longqa.models import SCORES_OPTIONS, supports
@@ -45,7 +47,13 @@ def test_llama_server_first_token_probabilities_match_in_process(llama_cpp_serve
     labels = [" 10", " about", " one"]
     served_probs = served.label_probs(PROMPT, labels)
     in_process = load_generator().label_probs(PROMPT, labels)
-    assert served_probs == pytest.approx(in_process, abs=0.02)
+    # The same model to within llama.cpp's own numeric noise: the server and the library build
+    # llama.cpp apart and split a prompt into batches differently (a prompt read after another
+    # keeps their common prefix), which moves a log-probability by a few hundredths of a nat; the
+    # bound is the option test's above, and the order of the labels must hold.
+    assert {label: math.log(p) for label, p in served_probs.items()} == pytest.approx(
+        {label: math.log(p) for label, p in in_process.items()}, abs=0.1)
+    assert sorted(labels, key=served_probs.get) == sorted(labels, key=in_process.get)
 
 
 def test_the_readme_question_through_llama_server_gets_the_in_process_answer(tmp_path, llama_cpp_server,
