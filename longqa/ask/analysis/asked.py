@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from longqa.ask.analysis import arithmetic, pairs, rules
+from longqa.ask.analysis import arithmetic, rules
 from longqa.ask.analysis.arithmetic import Arithmetic
 from longqa.text.words import STOPWORDS, content_terms, words
 
@@ -160,7 +160,7 @@ def alternatives(question: str) -> list[str]:
     first = re.split(r",\s*|\b(?:is|was|are|were|did|does|has|had)\s+", first)[-1].strip()
     words_ = first.split()
     while len(words_) > 1 and words_[0][:1].islower() and words_[0].lower() not in ("the", "a", "an"):
-        words_ = words_[1:]  # "younger Keith Bostic" → "Keith Bostic"
+        words_ = words_[1:]  # "newer Model 4 pump" → "Model 4 pump"
     first = " ".join(words_)
     return [re.sub(r"^the\s+", "", x.strip(), flags=re.I) for x in (first, match.group(2)) if x.strip()]
 
@@ -311,8 +311,6 @@ class Asked:
     wants_person: int = 0  # +1: asks for a person; -1: for a place, an organisation or a work; 0: unsaid
     thing: str = ""  # the thing a "what X" / "which X" question names
     order: str = ""  # earlier | later: which of two options came first or last
-    joined: tuple[str, str] | None = None  # two names a yes/no question asks the same of (pairs.py)
-    shared: tuple[str, str] | None = None  # two names a wh-question asks what they share (pairs.py)
 
     @property
     def words(self) -> list[str]:
@@ -333,8 +331,7 @@ def read(question: str) -> Asked:
         asks_amount=bool(_ASKS_AMOUNT.search(question)), terms=tuple(content_terms(question)),
         section=_section_named(question), core_want=wanted(core), bridged=rules.is_bridged(question),
         described=tuple(rules.described_heads(core)), arithmetic=arithmetic.read(question),
-        wants_person=asks_person(core), thing=asked_thing(core), order=asked_order(question),
-        joined=pairs.joined_names(core), shared=pairs.shared_names(core))
+        wants_person=asks_person(core), thing=asked_thing(core), order=asked_order(question))
 
 
 _SECTION = re.compile(r"\b(?:section|chapter|clause|part|article|appendix|annex|§)\s*(\d+(?:\.\d+)*|[A-Z])\b", re.I)

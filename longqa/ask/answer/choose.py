@@ -92,8 +92,7 @@ def offered(ev: features.Evidence) -> list[Candidate]:
     """Every candidate the question and its sentences offer (see the module's docstring)."""
     asked, found = ev.asked, []
     if asked.want == "yesno":
-        ev.verdict, support = grounded.verdict_rule(asked, ev.ranked[:in_effect().answer.verdict_sentences],
-                                                    ev.context)
+        ev.verdict, support = grounded.verdict_rule(asked, ev.ranked[:in_effect().answer.verdict_sentences])
         top = support or (ev.ranked[0] if ev.ranked else None)
         return [Candidate(text, "yesno", top, source="yesno") for text in ("Yes", "No")] + [none()]
     options = list(asked.options) if asked.want == "option" else []
@@ -115,9 +114,6 @@ def offered(ev: features.Evidence) -> list[Candidate]:
         if hit is not None:
             ev.field_text = hit[1].text
             found.append(Candidate(hit[1].text, hit[1].kind, hit[0].value, hit[1].start, hit[1].end, source="field"))
-        pair = asked.shared
-        if pair is not None:
-            ev.said_of_both = grounded.said_of_both(pair, [c.text for c in found], ev.context)
     return pooled(found) + [none()]
 
 

@@ -39,7 +39,6 @@ class Evidence:
     bridges: list[str] = field(default_factory=list)  # entities a multi-hop search went through
     verdict: str = ""  # a yes/no question's verdict by the word rule ("Yes" | "No")
     dated: dict = field(default_factory=dict)  # option -> (picked by comparing years, sentence)
-    said_of_both: set[str] = field(default_factory=set)  # texts said of each of two joined names
     field_text: str = ""  # the value of a labelled field whose label says what is asked
     personhood: dict[str, float] = field(default_factory=dict)  # text -> person margin × asked sign
     thing_fit: dict[str, float] = field(default_factory=dict)  # text -> cosine to the asked thing, relative
@@ -214,10 +213,6 @@ def asked_thing_fit(c: Candidate, ev: Evidence) -> float:
     return ev.thing_fit.get(c.text, 0.0)
 
 
-def said_of_both(c: Candidate, ev: Evidence) -> float:
-    return float(c.text in ev.said_of_both)
-
-
 def labelled_field(c: Candidate, ev: Evidence) -> float:
     return float(bool(ev.field_text) and c.text == ev.field_text)
 
@@ -261,7 +256,6 @@ FEATURES: dict[str, tuple[Callable[[Candidate, Evidence], float], str]] = {
     "after_place_word": (after_place_word, "'where': a name after in, at or from"),
     "person_fit": (person_fit, "'who' wants a person's name; 'where' or 'which film' anything but"),
     "asked_thing_fit": (asked_thing_fit, "'what body of water': nearer that noun in meaning than the others"),
-    "said_of_both": (said_of_both, "what two joined names share is said of each of them"),
     "labelled_field": (labelled_field, "the value of a field whose label says what is asked"),
 }
 MODEL_FEATURES = ("model_logprob", "model_share", "model_best")

@@ -3,7 +3,7 @@
 - `Quote` and `Grounding`: what an answer rests on (verbatim offsets into the stored text).
 - Lettered options and quoted sentences: chosen by the model's probability and the sentences' focus.
 - The helpers the short-answer ranker reads (choose.py): the model's draft and its log-probabilities,
-  the yes/no word rule, options compared by their years, what two joined names share.
+  the yes/no word rule, options compared by their years.
 - Broad questions: the best focused sentences quoted, or a free-text answer traced sentence by
   sentence to its closest source sentence.
 """
@@ -75,20 +75,14 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|without|cannot)\b|n[
 _VERDICT_FILLER = {"both", "same", "also", "either", "each", "one", "ever", "really", "actually"}
 
 
-def verdict_rule(asked: Asked, sentences: list[focus.Sentence],
-                 context: list[focus.Sentence] = ()) -> tuple[str, focus.Sentence | None]:
+def verdict_rule(asked: Asked, sentences: list[focus.Sentence]) -> tuple[str, focus.Sentence | None]:
     """A yes/no verdict from the words alone: "Yes" when the best sentences say every content word
     of the question (by stem) and the sentence saying most of them is not negated, else "No";
-    with the sentence that says most of them. A question that joins two names ("Are Form 12 and
-    Form 14 both required?") is "Yes" only when a sentence about each (from `context`) says the rest
-    of the question: one sentence calling a manual's two appendices "normative" does not make both
-    so. A rule, not a reading: the ranker learns how far to trust it (features.verdict_rule)."""
+    with the sentence that says most of them. A rule, not a reading: the ranker learns how far to
+    trust it (features.verdict_rule)."""
     stems = {stem for stem in _question_stems(asked.core) if stem not in _VERDICT_FILLER}
     if not stems or not sentences:
         return "No", None
-    pair = asked.joined
-    if pair and context:
-        return _each_named(pair, stems, list(context))
     said = [{word_stem(w) for w in words(s.text)} & stems for s in sentences]
     best = max(range(len(sentences)), key=lambda i: (len(said[i]), sentences[i].score))
     covered = set().union(*said) == stems
@@ -106,77 +100,8 @@ def verdict_quote(verdict: str, asked: Asked, sentences: list[focus.Sentence]) -
     return max(agreeing, key=lambda s: (len({word_stem(w) for w in words(s.text)} & stems), s.score))
 
 
-def said_of_both(pair: tuple[str, str], texts: list[str], context: list[focus.Sentence]) -> set[str]:
-    """The texts said word for word of each of two names a question joins: what both are. What a
-    sentence says of a name is what follows it in a sentence that opens with it, less the brackets
-    before the verb ("(born 1940)" glosses the name). Texts holding a word of either name are not
-    said of them ("National Park" of two national parks)."""
-    said_of = []
-    for name, other in (pair, pair[::-1]):
-        own = set(words(name)) - set(words(other)) - STOPWORDS
-        said_of.append([f" {' '.join(words(rest))} " for s in context if (rest := _said_of(own, s.text))])
-    if not all(said_of):
-        return set()
-    named = {w for name in pair for w in words(name)}
-    both = set()
-    for text in texts:
-        said = words(text)
-        if not set(said) - STOPWORDS or named & set(said):
-            continue
-        needle = f" {' '.join(said)} "
-        if all(any(needle in line for line in lines) for lines in said_of):
-            both.add(text)
-    return both
-
-
-_OPENING_WORDS = 3  # a sentence opens with a name when one of its words is among the first three
-_PREDICATE = re.compile(r"\b(?:is|was|are|were|has|had)\b")
-
-
-def _said_of(own: set[str], sentence: str) -> str:
-    """What a sentence that opens with a name (its words `own`) says of it, or ""."""
-    found = [m for m in re.finditer(r"[^\W_]+", sentence) if m.group().lower() in own]
-    if not own or not found or len(found) < len(own) / 2:
-        return ""
-    if len(re.findall(r"[^\W_]+", sentence[:found[0].start()])) >= _OPENING_WORDS:
-        return ""
-    rest = sentence[found[-1].end():]
-    verb = _PREDICATE.search(rest)
-    if verb is None:
-        return ""
-    return re.sub(r"\([^)]*\)", " ", rest[:verb.start()]) + rest[verb.start():]
-
-
-# Words that frame what the question asks of each name rather than say it: "described as a
-# genus", "located in Michigan", "used for real estate", "types of plant".
-_FRAMING = ("described", "considered", "known", "called", "classified", "regarded", "located", "used",
-            "types", "kinds", "listed")
-
-
-def _each_named(pair: tuple[str, str], stems: set[str], context: list[focus.Sentence]
-                ) -> tuple[str, focus.Sentence | None]:
-    """"Yes" when, for each name, a sentence naming it says every question stem not in the names
-    and is not negated; the sentence deciding it (the one that fails, else the first name's)."""
-    name_stems = {word_stem(w) for name in pair for w in words(name)}
-    asked = stems - name_stems - {word_stem(w) for w in _FRAMING} or stems - name_stems
-    chosen: list[focus.Sentence | None] = []
-    verdicts = []
-    for name in pair:
-        own = {w for w in words(name) if w not in STOPWORDS}
-        about = [s for s in context if own and len(own & set(words(s.text))) >= max(1, len(own) / 2)]
-        if not about:
-            return "No", None
-        said = [({word_stem(w) for w in words(s.text)} & asked, s) for s in about]
-        best_said, best = max(said, key=lambda x: (len(x[0]), x[1].score))
-        chosen.append(best)
-        verdicts.append(best_said == asked and not _NEGATION.search(best.text))
-    if all(verdicts):
-        return "Yes", chosen[0]
-    return "No", chosen[verdicts.index(False)]
-
-
 def by_dates(asked: Asked, options: list[str], sentences: list[focus.Sentence]) -> dict:
-    """For "which came first, A or B" and "who is younger, A or B": each option's year, the first
+    """For "which came first, A or B" and "which edition is newer, A or B": each option's year, the first
     one stated after its name in the best sentence naming it, and which option the comparison
     picks. {option: (won, sentence)}; empty when the question compares no dates or a year is missing."""
     if len(options) != 2 or not asked.order:
