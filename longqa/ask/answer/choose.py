@@ -80,7 +80,7 @@ def ranked_answer(generator, asked: Asked, focused: list[Sentence], prompt: str,
                           draft=draft, candidates=[described(c, ranker) for c in order],
                           confidence=winner.probability, unsure=winner.probability < ranker.threshold,
                           alternatives=[c for c in order[1:] if c.kind != "none" and c.sentence is not None][:2],
-                          pool=pool)
+                          ranked=[c for c in order if c.kind != "none" and c.sentence is not None], pool=pool)
     if winner.kind == "none" or winner.sentence is None:  # no answer is found: exit 4, `found` false
         grounding.mode = "none"
         return NO_ANSWER, grounding

@@ -39,6 +39,7 @@ class Grounding:
     confidence: float | None = None  # the ranker's calibrated probability that the answer is right
     unsure: bool = False  # the confidence is below the ranker's threshold
     alternatives: list = field(default_factory=list)  # the next candidates (choose.Candidate), best first
+    ranked: list = field(default_factory=list)  # the ranker's answers in its order, its pick first (a reader's alternatives)
     pool: list = field(default_factory=list)  # every candidate read, with its features (for the bench)
     # What a reader's confidence was computed from (reader_confidence.SIGNALS; the eval records them)
     signals: dict = field(default_factory=dict)
