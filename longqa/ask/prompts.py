@@ -240,6 +240,7 @@ READER_SYSTEM = (
     "Reply with nothing else."
 )
 READER_UNKNOWN = "unknown"
+NO_PASSAGES = "(none)"  # the passages of a question asked without them: the reader's prior
 
 
 def reader_message(question: str, passages: str, options: dict[str, str] | None = None) -> str:
