@@ -240,7 +240,6 @@ READER_SYSTEM = (
     "Reply with nothing else."
 )
 READER_UNKNOWN = "unknown"
-NO_PASSAGES = "(none)"  # the passages of a question asked without them: the reader's prior
 
 
 def reader_message(question: str, passages: str, options: dict[str, str] | None = None) -> str:
@@ -293,22 +292,6 @@ def check_message(question: str, evidence: str, answer: str | None) -> str:
                 "Does the sentence answer the question? Reply Yes or No.")
     return (f"Question: {one_line(question)}\nSentence: {one_line(evidence)}\nAnswer: {one_line(answer)}\n\n"
             "Does the sentence state this answer to the question? Reply Yes or No.")
-
-
-# The reader's second look at its answer (ask/answer/second_look.py): its answer and the next
-# candidates, each a phrase of the numbered sentences, as lettered options; one letter replies, so
-# its first-token probabilities are the choice.
-COMPARE_SYSTEM = (
-    "You answer questions about the user's documents using only the numbered sentences given with "
-    "each question. Candidate answers are listed after the question, each copied from one of the "
-    "sentences. Reply with the letter of the candidate that answers the question, like: B"
-)
-
-
-def compare_message(question: str, sentences: str, candidates: dict[str, str]) -> str:
-    """The second look's user message: the sentences, the question and the lettered candidates."""
-    listed = "\n".join(f"{letter}. {one_line(text)}" for letter, text in candidates.items())
-    return f"Sentences:\n{sentences}\n\nQuestion: {one_line(question)}\nCandidates:\n{listed}"
 
 
 # Replies asked again once, in the same conversation. "unknown" is the reader's judgement, not yet

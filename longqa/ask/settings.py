@@ -453,14 +453,6 @@ class AnswerSettings:
         "asked without their documents were declined (78% at 0), no right answer lost, F1 0.303 -> 0.286; on the "
         "report half 85% (77% at 0), none of 11 right answers lost, F1 0.280 -> 0.262 (bench/refusal-*60-*.json)",
         low=-1, high=1)
-    reader_second_look: int = tunable(
-        0, "candidates set beside a reader's proven short answer for its second look (ask/answer/second_look.py): "
-        "the span ranker's best other answers, the reader choosing among them and its own; 0: no second look",
-        "off until measured end to end: on the tune half it must raise F1, and hold on the report half", low=0, high=7)
-    verdict_prior: bool = tunable(
-        False, "a reader's yes/no verdict divided by its verdict on the same question without the passages "
-        "(ask/answer/selection.py): what the passages add, not the model's lean to 'Yes'",
-        "off until measured end to end on the yes/no questions of both halves", )
     declined_alternatives: int = tunable(3, "candidates shown beside 'The documents do not say.'",
                                          "a display cap, not swept", low=0)
     selection_tokens_out: int = tunable(

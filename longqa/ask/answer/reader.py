@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from longqa.ask import prompts
 from longqa.ask.analysis.asked import Asked
-from longqa.ask.answer import check, focus, grounded, reader_confidence, second_look
+from longqa.ask.answer import check, focus, grounded, reader_confidence
 from longqa.ask.answer.candidates import Candidate
 from longqa.ask.answer.focus import Sentence
 from longqa.ask.answer.grounded import NO_ANSWER, Grounding, quote_of
@@ -259,46 +259,15 @@ def answer(generator, asked: Asked, focused: list[Sentence], context: list[Sente
     # whether it picks the same answer is a signal of the confidence.
     _, grounding = fallback("", False)
     grounding.mode, grounding.draft = "read", reply.raw
-    others = [c for c in grounding.ranked if c.text.casefold() != shown.casefold()]
-
-    def judged(probability: float, named: bool) -> None:
-        checked = check.asked_of(generator, asked.question, sentence.text, shown)
-        confident(grounding, generator, asked, probability=probability, shown=shown,
-                  named=named, in_focus=any(s is sentence for s in focused),
-                  verdict=False, checked=checked, said_unknown=said_unknown, copied_again=copied_again)
-
-    judged(reply.probability, sentence.passage.n == reply.cited)
-    looked = _second_look(generator, asked, shown, sentence, others)
-    if looked is not None:  # the reader chose another candidate: it is the answer, its own reply an alternative
-        chosen, probability = looked
-        first, first_confidence = as_candidate(shown, "read", sentence, grounding.confidence), grounding.confidence
-        others = [first] + [c for c in others if c is not chosen]
-        sentence, shown = chosen.sentence, chosen.text
-        judged(probability, False)
-        # what the answer would have been without it (the eval scores both from one run)
-        grounding.signals.update(second_look_changed=1.0, first_confidence=first_confidence)
     grounding.quotes = [quote_of(sentence)]
-    grounding.alternatives = others[:2]
+    checked = check.asked_of(generator, asked.question, sentence.text, shown)
+    confident(grounding, generator, asked, probability=reply.probability, shown=shown,
+              named=sentence.passage.n == reply.cited, in_focus=any(s is sentence for s in focused),
+              verdict=False, checked=checked, said_unknown=said_unknown, copied_again=copied_again)
+    # the ranker's answers other than the reader's, its own pick among them
+    grounding.alternatives = [c for c in grounding.ranked if c.text.casefold() != shown.casefold()][:2]
     grounding.shown = as_candidate(shown, "read", sentence, grounding.confidence)
     return f"{shown} [{sentence.passage.n}]", grounding
-
-
-def _second_look(generator, asked: Asked, shown: str, sentence: Sentence,
-                 others: list[Candidate]) -> tuple[Candidate, float] | None:
-    """The candidate the reader prefers to its own answer when shown both (second_look.py), with its
-    probability among them; None when it keeps its own, or when no second look is asked."""
-    wanted = in_effect().answer.reader_second_look
-    # only candidates that are slices of their sentence: whichever is chosen stands word for word
-    beside = [c for c in others if c.sentence is not None and 0 <= c.start < c.end
-              and c.sentence.text[c.start:c.end] == c.text][:wanted]
-    if not wanted or not beside:
-        return None
-    probabilities = second_look.compared(generator, asked.question,
-                                         [(shown, sentence)] + [(c.text, c.sentence) for c in beside])
-    if not probabilities:
-        return None
-    best = max(range(len(probabilities)), key=probabilities.__getitem__)
-    return (beside[best - 1], probabilities[best]) if best > 0 else None
 
 
 def as_candidate(text: str, kind: str, sentence: Sentence, probability: float | None) -> Candidate:

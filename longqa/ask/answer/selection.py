@@ -88,12 +88,9 @@ def verdict(generator, asked: Asked, focused: list[Sentence], prompt: str, on_dr
     # passages do not say is a signal of the confidence, which decides whether the verdict stands.
     probs = generator.label_probs(prompt, [*VERDICTS, prompts.READER_UNKNOWN])
     grounding = Grounding(mode="verdict", focused=focused, draft=raw)
-    yes, no = probs.get("Yes", 0.0), probs.get("No", 0.0)
-    prior = _prior(generator, asked) if in_effect().answer.verdict_prior else None
-    if prior is not None:
-        yes, no = yes / prior[0], no / prior[1]
-    shown = "No" if no > yes else "Yes"
-    probability = (no if shown == "No" else yes) / (yes + no) if yes + no > 0 else 0.0
+    shown = "No" if probs.get("No", 0.0) > probs.get("Yes", 0.0) else "Yes"
+    yes_no = probs.get("Yes", 0.0) + probs.get("No", 0.0)
+    probability = probs.get(shown, 0.0) / yes_no if yes_no > 0 else 0.0
     sentence = _copied(generator, asked, focused, shown)
     if sentence is None:
         listed = numbered(focused)
@@ -110,20 +107,8 @@ def verdict(generator, asked: Asked, focused: list[Sentence], prompt: str, on_dr
     checked = check.asked_of(generator, asked.question, sentence.text, shown)
     reader.confident(grounding, generator, asked, probability=probability, shown=shown, named=named,
                      in_focus=True, verdict=True, checked=checked, said_unknown=probs.get(prompts.READER_UNKNOWN, 0.0))
-    if prior is not None:  # the verdict both ways, beside the signals (the eval scores both from one run)
-        said = probs.get("Yes", 0.0) + probs.get("No", 0.0)
-        grounding.signals.update(verdict_yes=probs.get("Yes", 0.0) / said if said else 0.5, verdict_prior_yes=prior[0])
     grounding.shown = reader.as_candidate(shown, "verdict", sentence, grounding.confidence)
     return f"{shown} [{sentence.passage.n}]", grounding
-
-
-def _prior(generator, asked: Asked) -> tuple[float, float] | None:
-    """The reader's shares of "Yes" and "No" for the question asked without passages: its lean
-    before reading, which a small reader has towards "Yes" (contextual calibration, Zhao et al.
-    2021); None when it gives neither."""
-    probs = generator.label_probs(generator.chat_prompt(reader.messages(asked, prompts.NO_PASSAGES)), list(VERDICTS))
-    yes, no = probs.get("Yes", 0.0), probs.get("No", 0.0)
-    return (yes / (yes + no), no / (yes + no)) if yes > 0 and no > 0 else None
 
 
 def _copied(generator, asked: Asked, focused: list[Sentence], shown: str) -> Sentence | None:

@@ -339,14 +339,11 @@ def test_a_copied_sentence_that_says_nothing_asked_gives_way_to_the_one_the_read
     assert result.found and fact in result.grounding.quotes[0].text
 
 
-def test_a_verdict_is_read_against_the_readers_lean_without_the_passages(tmp_path):
-    # Undecided over the passages (Yes, No and unknown alike) but leaning to "Yes" when asked the
-    # question alone: what the passages add is "No". Without the prior the tie goes to "Yes".
-    db = build_store(tmp_path / "h.db", {"handbook.md": reactor_handbook()}, tmp_path)
-    question = "Do the fuel assemblies contain thorium?"
-    leaning = lambda prompt, labels: "Yes" if f"Passages:\n{prompts.NO_PASSAGES}\n" in prompt else None
-    for prior, expected in ((True, "No"), (False, "Yes")):
-        settings = DEFAULTS.but(answer=replace(DEFAULTS.answer, verdict_prior=prior, reader_decline=0.0))
-        reader_ = FakeReader(_copying("Fuel assemblies are replaced"), 0.9, choose=leaning)
-        result = make_pipeline(db, reader_, settings=settings).answer(question)
-        assert result.answer.split(" [")[0] == expected, (prior, result.answer)
+def test_a_readers_alternatives_start_with_the_rankers_own_pick(tmp_path):
+    db = build_store(tmp_path / "r.db", {"handbook.md": reactor_handbook()}, tmp_path)
+    for said in ("every 18 months", "unknown"):  # a proven answer, and one the reader could not give
+        result = make_pipeline(db, FakeReader(said, 0.9)).answer("How often are the fuel assemblies replaced?")
+        grounding = result.grounding
+        shown = said if result.found else None
+        picked = next(c["text"] for c in grounding.candidates if c["kind"] != "none" and c["text"] != shown)
+        assert grounding.alternatives[0].text == picked, (said, [c["text"] for c in grounding.candidates[:3]])
