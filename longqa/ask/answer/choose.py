@@ -76,11 +76,11 @@ def ranked_answer(generator, asked: Asked, focused: list[Sentence], prompt: str,
     if winner.kind == "yesno":  # quote a sentence that says what the verdict says, when one does
         winner.sentence = grounded.verdict_quote(winner.text, asked, ranked[:settings.verdict_sentences]) \
             or winner.sentence
+    answers = [c for c in order if c.kind != "none" and c.sentence is not None]  # those a quote can show
     grounding = Grounding(mode={"none": "none", "yesno": "yesno"}.get(winner.kind, "span"), focused=focused,
                           draft=draft, candidates=[described(c, ranker) for c in order],
                           confidence=winner.probability, unsure=winner.probability < ranker.threshold,
-                          alternatives=[c for c in order[1:] if c.kind != "none" and c.sentence is not None][:2],
-                          ranked=[c for c in order if c.kind != "none" and c.sentence is not None], pool=pool)
+                          alternatives=[c for c in answers if c is not winner][:2], ranked=answers, pool=pool)
     if winner.kind == "none" or winner.sentence is None:  # no answer is found: exit 4, `found` false
         grounding.mode = "none"
         return NO_ANSWER, grounding
