@@ -1,0 +1,101 @@
+"""Does the reader's window hold the answer? Prints a table; asserts nothing.
+
+    python bench/focus_recall.py --work-dir DIR --results RESULTS.jsonl [-m MODEL] [--set KEY=VALUE ...]
+
+The reader reads a few hundred tokens of sentences chosen from the refined context (the focus,
+ask/answer/focus.py), not the context itself. An answer the context holds but the window drops
+cannot be read. For each question of an evaluation run (its per-question results file names the
+questions; each is asked of its dataset's store in DIR/stores, all documents, as `longqa eval`'s
+corpus protocol does), this runs `ask` up to the reader's prompt and reports whether a gold
+answer string is in the context and in the window (SQuAD-normalised, as `eval`'s answer recall),
+the window's tokens, a hash of the prompt the reader reads (questions whose hash differs
+between two settings are those a setting changes), and the seconds. It needs no reader reply, so a half takes minutes, not the
+half hour an evaluation with answers takes: a cheap check before that evaluation, not instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--work-dir", type=Path, required=True, help="an eval work dir (its stores/)")
+    parser.add_argument("--results", type=Path, required=True, help="an eval run's per-question .jsonl")
+    parser.add_argument("-m", "--model", default=None)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="an ask setting, as `longqa ask --set`")
+    parser.add_argument("--out", type=Path, default=None, help="per-question rows as JSON lines")
+    args = parser.parse_args()
+
+    from longqa.ask.answer.stage import plan_answer
+    from longqa.ask.analysis.asked import read as read_asked
+    from longqa.ask.pipeline import Pipeline
+    from longqa.ask.settings import DEFAULTS, applied
+    from longqa.eval.metrics import answer_in_context
+    from longqa.models.resolve import load_embedder, load_generator
+    from longqa.store import open_db
+    from longqa import tokens
+
+    if not (EVALDATA / "dev.jsonl").exists():
+        sys.exit(f"no questions at {EVALDATA / 'dev.jsonl'} (set LONGQA_EVALDATA)")
+    gold = {q["id"]: q for q in map(json.loads, (EVALDATA / "dev.jsonl").open())}
+    ids = [json.loads(line)["id"] for line in args.results.open() if line.strip()]
+    settings = DEFAULTS.with_values(dict(item.split("=", 1) for item in args.set))
+    generator = load_generator(args.model, None)
+    embedder = load_embedder(None, None)
+    pipelines: dict[str, Pipeline] = {}
+    rows = []
+    started_load = os.getloadavg()
+    for qid in ids:
+        q = gold[qid]
+        dataset = q["dataset"]
+        if dataset not in pipelines:
+            stores = sorted((args.work_dir / "stores").glob(f"{dataset}-*.db"))
+            if not stores:
+                continue
+            pipelines[dataset] = Pipeline(open_db(stores[0]), generator, embedder, budget=2000, settings=settings)
+        pipeline = pipelines[dataset]
+        tick = time.perf_counter()
+        refined = pipeline.retrieve_context(q["question"])
+        asked = refined.analysis.asked or read_asked(refined.question)
+        with applied(pipeline.ask_settings):
+            plan = plan_answer(asked, refined.passages, refined.analysis.type, refined.analysis.scope,
+                               embedder, None, generator)
+        window = "\n".join(s.text for s in plan.focused)
+        row = {"id": qid, "dataset": dataset,
+               "in_context": answer_in_context(q["answers"], refined.context),
+               "in_window": answer_in_context(q["answers"], window),
+               "window_tokens": tokens.count(window), "seconds": round(time.perf_counter() - tick, 2),
+               # which questions a setting changes: their reader reads another prompt
+               "prompt_sha": hashlib.sha1(plan.prompt.encode()).hexdigest()[:12]}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    if args.out:
+        args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    counted = [r for r in rows if r["in_context"] is not None]
+    in_context = sum(bool(r["in_context"]) for r in counted)
+    kept = sum(bool(r["in_window"]) for r in counted if r["in_context"])
+    window_only = sum(bool(r["in_window"]) for r in counted if not r["in_context"])
+    print(f"\n{len(rows)} questions, {len(counted)} with a gold answer string to look for "
+          f"(settings: {' '.join(args.set) or 'defaults'})")
+    print(f"answer in the context: {in_context}; of those, in the reader's window: {kept} "
+          f"({kept / max(1, in_context):.3f}); in the window only: {window_only}")
+    print(f"window tokens, mean: {sum(r['window_tokens'] for r in rows) / max(1, len(rows)):.0f}; "
+          f"seconds per question, mean: {sum(r['seconds'] for r in rows) / max(1, len(rows)):.1f}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in started_load)} at the start, "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
+
+
+if __name__ == "__main__":
+    main()
