@@ -370,17 +370,6 @@ class AnswerSettings:
     neighbour_share: float = tunable(
         0.3, "a sentence borrows this share of its better neighbour's score (pronouns)", SPOT, high=1)
     dense_top: int = tunable(24, "sentences embedded per question", "~0.3 s of MiniLM on 2 cores")
-    antecedents: bool = tunable(
-        False, "a reader's window: a sentence that refers back by pronoun in its first words comes with the "
-        "sentence before it in its paragraph (focus.refers_back)", "measured with and without: bench/RESULTS.md, "
-        "\"The reader's window: antecedents and section titles\"")
-    best_last: bool = tunable(
-        False, "a reader's window for a fact or a verdict: passages in rising order of their best sentence's "
-        "score, the best next to the question (document order inside each)",
-        "off until measured end to end on both halves")
-    subsection_titles: bool = tunable(
-        False, "a reader's window: a passage spanning several sections names the section its sentences come from",
-        "off until measured end to end on both halves")
     hop_weight: float = tunable(
         0.6, "a sentence naming the first hop's bridge entity gains this x the best sentence's score (ask/answer/hops.py)",
         SPOT)

@@ -27,7 +27,7 @@ from longqa import tokens
 from longqa.text import sentences
 from longqa.ask.analysis.asked import Asked
 from longqa.ask.answer import span_fit
-from longqa.ask.context import PATH_SEPARATOR, Passage, section_of
+from longqa.ask.context import Passage
 from longqa.ask.settings import in_effect
 from longqa.text.table_rows import row_header
 from longqa.text.words import content_terms, words
@@ -153,86 +153,31 @@ def ranked(found: list[Sentence], spread: bool, part=lambda s: s.passage.node_id
     return order
 
 
-def select(found: list[Sentence], max_tokens: int, spread: bool, antecedents: bool = False) -> list[Sentence]:
-    """The best sentences under `max_tokens`, in context order (`ranked` decides which). With
-    `antecedents`, a sentence that refers back by pronoun ("he", "its", "they") comes with the
-    sentence before it in its paragraph, which usually names what the pronoun stands for: "he was
-    the Governor of Arkansas" answers "which governor" only beside the sentence naming him."""
-    chosen: list[Sentence] = []
-    taken: set[int] = set()
-    used = 0
+def select(found: list[Sentence], max_tokens: int, spread: bool) -> list[Sentence]:
+    """The best sentences under `max_tokens`, in context order (`ranked` decides which)."""
+    chosen, used = [], 0
     for s in ranked(found, spread):
-        if s.order in taken:
-            continue
-        group = [s]
-        before = found[s.order - 1] if antecedents and s.order > 0 else None
-        if before is not None and before.leaf.id == s.leaf.id and before.order not in taken and refers_back(s.text):
-            group.insert(0, before)
-        cost = sum(tokens.count(g.text) + 1 for g in group)
+        cost = tokens.count(s.text) + 1
         if used + cost > max_tokens:
             if chosen:
                 continue
-            group, cost = [s], 0  # the single best sentence is always kept, however long
-        chosen.extend(group)
-        taken.update(g.order for g in group)
+            cost = 0  # the single best sentence is always kept, however long
+        chosen.append(s)
         used += cost
     return sorted(chosen, key=lambda s: s.order)
 
 
-def best_last(chosen: list[Sentence]) -> list[Sentence]:
-    """The chosen sentences passage by passage, the passages in rising order of their best
-    sentence's score, so the passage most likely to answer stands last, next to the question;
-    inside a passage, document order. A small model leans on what it read last: with the passages
-    in document order it answered from a later one that repeats the question's words ("Lost in the
-    Middle", Liu et al. 2023, found readers use the ends of a long context best)."""
-    groups: dict[int, list[Sentence]] = {}
-    for s in chosen:
-        groups.setdefault(s.passage.n, []).append(s)
-    ordered = sorted(groups.values(), key=lambda group: max(s.score for s in group))
-    return [s for group in ordered for s in group]
-
-
-# Words that point back to something named before them, looked for among a sentence's first
-# REFERS_WITHIN words (a pronoun further on usually has its antecedent in the same sentence).
-PRONOUNS = frozenset("he she him his her hers they them their theirs it its".split())
-REFERS_WITHIN = 8
-
-
-def refers_back(text: str) -> bool:
-    """Whether the sentence opens by referring back: a personal pronoun among its first words, or
-    a demonstrative as its first word ("This method ...", "These files ...")."""
-    first = [w.lower() for w in text.split()[:REFERS_WITHIN]]
-    first = [w.strip(".,;:!?()[]\"'") for w in first]
-    return bool(first) and (first[0] in ("this", "these", "those", "such") or any(w in PRONOUNS for w in first))
-
-
-def render(chosen: list[Sentence], subsections: bool | None = None) -> str:
+def render(chosen: list[Sentence]) -> str:
     """Focused context: each passage's header ([n] doc > section (pages)) and its chosen sentences;
     a table row goes under its table's column headers when the header row was not chosen itself
-    (a row of figures says nothing without the names of its columns). With `subsections`, a
-    passage that spans several sections (a whole document or chapter) names the section each run of
-    its sentences comes from ("## Installation"), as the document shows it: a sentence about "it"
-    or "the device" says what it is about only under its heading. None: the answer.subsection_titles
-    setting (what a reader reads; every reader prompt of one question renders the same text)."""
-    if subsections is None:
-        subsections = in_effect().answer.subsection_titles
+    (a row of figures says nothing without the names of its columns)."""
     blocks: list[str] = []
     current = None
-    shown_section = None
     said = {" ".join(s.text.split()) for s in chosen}
     for s in chosen:
         if s.passage is not current:
             blocks.append(s.passage.header())
             current = s.passage
-            shown_section = s.passage.section
-        if subsections:
-            section = section_of(s.leaf, s.passage.doc)
-            if section != shown_section:
-                outer = s.passage.section + PATH_SEPARATOR if s.passage.section else ""
-                inner = section[len(outer):] if outer and section.startswith(outer) else section
-                if inner:
-                    blocks.append(f"## {inner}")
-                shown_section = section
         columns = row_header(s.leaf, s.start)
         columns = " ".join(columns.split()) if columns else None
         if columns and columns not in said:

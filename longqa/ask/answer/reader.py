@@ -128,9 +128,7 @@ def locate(answer: str, text: str) -> tuple[int, int] | None:
 
 def prove(reply: Reply, focused: list[Sentence], context: list[Sentence]) -> tuple[Sentence, int, int] | None:
     """Where the reply's answer stands word for word: the named passage's sentences first, then the
-    other focused sentences, then the rest of the context (the sentence, and offsets in it); each
-    group in document order, whatever order the reader read them in."""
-    focused = sorted(focused, key=lambda s: s.order)
+    other focused sentences, then the rest of the context (the sentence, and offsets in it)."""
     named = [s for s in focused if reply.cited is not None and s.passage.n == reply.cited]
     seen: set[int] = set()
     for sentence in named + focused + list(context):

@@ -76,7 +76,7 @@ def plan_answer(asked: Asked, passages: list[Passage], qtype: str, scope: float,
         return _reader_plan(asked, found, long_form, max_tokens, bridges, embedder, generator)
     window = in_effect().answer.focus_tokens
     chosen = focus.select(found, in_effect().answer.spread_tokens if long_form else window, spread=long_form)
-    text = focus.render(chosen, subsections=False)  # measured with the reader only
+    text = focus.render(chosen)
     if letters:
         prompt = prompts.choice_prompt(asked.stem, letters, text)
     elif long_form:
@@ -106,10 +106,8 @@ def _reader_plan(asked: Asked, found: list[focus.Sentence], long_form: bool, max
     form = reply_form(asked, long_form)
     window = in_effect().answer.reader_focus_tokens
     pool = summary.in_section(found, asked.section) if asked.want == "summary" else found
-    chosen = focus.select(pool, window, spread=form == "selection", antecedents=in_effect().answer.antecedents)
+    chosen = focus.select(pool, window, spread=form == "selection")
     if form in ("short", "verdict"):  # a verdict is read over the passages, as a fact is
-        if in_effect().answer.best_last:
-            chosen = focus.best_last(chosen)
         prompt = reader_prompt(generator, asked, focus.render(chosen))
     else:
         prompt = selection.prompt_for(generator, asked, selection.numbered(chosen))
