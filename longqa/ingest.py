@@ -4,6 +4,7 @@ Each document is parsed and structured in memory, then its text and tree are wri
 transaction, so an interrupted run leaves no partial document and BM25 can answer about it at once.
 Its leaf vectors follow (longqa/embedding.py), a chunk per transaction; leaves still without
 vectors after an interruption are embedded by the next run, even when the file is unchanged.
+Without an embedder (`ingest --no-embed`) that phase is left out, for `longqa reindex` to do.
 With `--graph` the document's information-point graph follows (longqa/graph), also resumed for
 an unchanged file that has none yet.
 """
@@ -31,6 +32,7 @@ from longqa.models.prompt_fit import PromptTooLong
 from longqa.names import as_text, stored_path
 from longqa.parse import SUPPORTED_SUFFIXES, parse_file
 from longqa.store.documents import DocumentRecord, find_by_path, page_ranges, parse_page_ranges, save_document
+from longqa.store.vectors import pending_leaf_count
 from longqa.structure.split import LEAF_TOKENS
 from longqa.structure.tree_source import LlmStructurer, structure_document
 from longqa.tree_types import Node, walk
@@ -55,6 +57,7 @@ class IngestResult:
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)  # stored, but not everything went well
     embedded: int = 0  # leaves given vectors in this run (also for an unchanged file resumed)
+    leaves_without_vectors: int = 0  # left for `longqa reindex` (stored without an embedder)
     # Why a document without headings was stored without sections (also among `warnings`, except
     # under auto for a text merely too short to divide).
     structure_note: str | None = None
@@ -103,6 +106,7 @@ class Ingestor:
                 result.structure = existing["structure"]
                 result.ocr_pages = sorted(parse_page_ranges(existing.get("ocr_pages")))
                 result.embedded = self._embed(existing["id"])
+                result.leaves_without_vectors = self._unembedded(existing["id"])
                 result.graph = self._graph(existing["id"], result)
                 return result
             counted = 0
@@ -140,6 +144,7 @@ class Ingestor:
                 result.collection = self.llm_structurer.report.collection
             result.nodes = sum(1 for _ in walk(root))
             result.embedded = self._embed(result.id)
+            result.leaves_without_vectors = self._unembedded(result.id)
             result.graph = self._graph(result.id, result)
         except InputError as exc:
             result.error = exc.reason
@@ -185,6 +190,10 @@ class Ingestor:
                                "run `longqa reindex` once the store can be written")
             error.problem = problem  # what the files after it are told: true of them too, unlike the rest
             raise error from None
+
+    def _unembedded(self, doc_id: int) -> int:
+        """The document's leaves still without vectors: none once `_embed` ran (it embeds them all)."""
+        return 0 if self.embedder is not None else pending_leaf_count(self.db, doc_id)
 
     def _graph(self, doc_id: int, result: IngestResult) -> str | None:
         """The document's graph, built unless a current one (same content, same edges) is stored;
@@ -326,12 +335,14 @@ def _special(path: Path) -> bool:
 
 def configured_ingestor(db: sqlite_utils.Database, generator, embedder, *, structure: str = "auto",
                         summaries: bool | None = None, force: bool = False, limits: Limits | None = None,
-                        max_leaf_tokens: int | None = None) -> Ingestor:
+                        max_leaf_tokens: int | None = None, embed: bool = True) -> Ingestor:
     """The one ingest set-up, shared by `longqa ingest` and the evaluation harness: the local
     model structures documents without headings under auto/llm and titles (and, per `summaries`,
     summarises) sections; `generator` may be a zero-argument factory, loaded only when a document
     needs it. The embedder must be the one the store's vectors were made with (checked when it
-    loads, or here when it is already loaded)."""
+    loads, or here when it is already loaded). Without `embed` no leaf vectors are made (they are
+    left to `longqa reindex`); the embedder still serves the model structuring under auto/llm, so
+    a document gets the same tree either way."""
     from longqa.models.lazy import LazyModel
     from longqa.store.vectors import require_current
     from longqa.structure.llm import make_llm_structurer
@@ -342,7 +353,7 @@ def configured_ingestor(db: sqlite_utils.Database, generator, embedder, *, struc
     options: dict = {"limits": limits or Limits()}
     if max_leaf_tokens is not None:
         options["max_leaf_tokens"] = max_leaf_tokens
-    return Ingestor(db=db, structure=structure, force=force, embedder=embedder,
+    return Ingestor(db=db, structure=structure, force=force, embedder=embedder if embed else None,
                     llm_structurer=make_llm_structurer(generator, db, embedder) if structure in ("auto", "llm") else None,
                     annotate=make_section_annotator(generator, db, summaries), **options)
 

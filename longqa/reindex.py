@@ -1,8 +1,11 @@
-"""`longqa reindex`: re-embed every leaf with the current embedder, one transaction per document.
+"""`longqa reindex`: give every leaf a vector of the current embedder.
 
 A document whose leaves all carry vectors of the current embedder is left alone unless forced.
-Vectors of any other embedder are removed in the same transaction, so a document never holds
-two models' vectors and an interrupted run leaves every document whole (old or new vectors).
+One that holds no other embedder's vectors (stored by `ingest --no-embed`, or its embedding
+interrupted) gets only its missing vectors, a chunk per transaction, as `ingest` writes them
+(longqa/embedding.py). Any other is re-embedded whole in one transaction that also removes the
+other embedder's vectors, so a document never holds two models' vectors and an interrupted run
+leaves every document whole (old or new vectors).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Callable
 import numpy as np
 import sqlite_utils
 
-from longqa.embedding import LeafEmbedder, embedding_text
+from longqa.embedding import LeafEmbedder, embed_pending, embedding_text
 from longqa.store.documents import list_documents
 from longqa.store.db import snapshot
 from longqa.store.nodes import leaf_key, leaf_texts
@@ -27,6 +30,7 @@ class ReindexResult:
     path: str
     status: str  # reindexed | current | changed (re-ingested meanwhile; skipped)
     leaves: int = 0
+    embedded: int = 0  # leaves given a vector in this run
     seconds: float = 0.0
 
     def as_dict(self) -> dict:
@@ -56,9 +60,12 @@ def reindex_document(db: sqlite_utils.Database, embedder: LeafEmbedder, doc: dic
     with snapshot(db):  # the leaves, their key and the counts of one version of the document
         leaves = leaf_texts(db, doc["id"])
         key = leaf_key(db, doc["id"])
-        counts = document_vector_counts(db, doc["id"], embedder.name)
+        current, other = document_vector_counts(db, doc["id"], embedder.name)
     result = ReindexResult(id=doc["id"], path=doc["path"], status="current", leaves=len(leaves))
-    if not force and counts == (len(leaves), 0):
+    if not force and other == 0:
+        if current < len(leaves):
+            result.status, result.embedded = "reindexed", embed_pending(db, embedder, doc["id"])
+            result.seconds = round(time.perf_counter() - started, 3)
         return result
     texts = [embedding_text(leaf.path, leaf.text) for leaf in leaves]
     vectors = embedder.embed(texts) if leaves else np.zeros((0, 0))
@@ -66,5 +73,6 @@ def reindex_document(db: sqlite_utils.Database, embedder: LeafEmbedder, doc: dic
     replaced = replace_document_vectors(db, doc["id"], doc["sha256"], key, embedder.name,
                                         [leaf.node_id for leaf in leaves], vectors)
     result.status = "reindexed" if replaced else "changed"
+    result.embedded = len(leaves) if replaced else 0
     result.seconds = round(time.perf_counter() - started, 3)
     return result

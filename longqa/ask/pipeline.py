@@ -122,7 +122,8 @@ class Pipeline:
         first = self.retriever.retrieve(question, analysis.pattern, doc_ids)
         timings["retrieval"] = time.perf_counter() - tick
         tick = time.perf_counter()
-        found = evidence_mod.check(self.db, question, first.max_cosine, doc_ids, self.coverage_min, self.cosine_min)
+        found = evidence_mod.check(self.db, question, first.max_cosine, doc_ids, self.coverage_min, self.cosine_min,
+                                   unseen_by_dense=self.retriever.unseen_by_dense(first))
         timings["evidence"] = time.perf_counter() - tick
         refined = Refined(question, analysis, found, budget=self.budget,
                           fused={c.node_id: c for c in first.candidates})

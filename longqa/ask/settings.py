@@ -131,7 +131,7 @@ class RelevanceSettings:
         0.42, "best question–leaf cosine that alone says 'relevant' (all-MiniLM-L6-v2's scale)",
         "same calibration as coverage_min; another embedder's cosines sit on another scale", low=-1, high=1)
     coverage_only_min: float = tunable(
-        0.5, "the coverage that suffices when the store has no vectors (BM25 only)",
+        0.5, "the coverage that suffices when the store has no vectors, or BM25's best leaves for the question lack them (BM25 only)",
         "by hand: the committed calibration's stores all have vectors, so it does not measure this case", high=1)
 
     def but(self, **changes) -> "RelevanceSettings":

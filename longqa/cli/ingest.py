@@ -99,6 +99,11 @@ def ingest(
         DEFAULT_LIMITS.ocr, "--ocr",
         help="Read PDF pages by OCR: auto (pages without a text layer) | always (every page) | never.",
     ),
+    embed: bool = typer.Option(
+        True, "--embed/--no-embed",
+        help="Store documents searchable by BM25 at once and leave their leaf vectors to `longqa reindex` "
+             "(default: embed as they are stored).",
+    ),
 ) -> None:
     """Parse documents into trees and store them (unchanged files are skipped)."""
     lower_priority(nice)
@@ -110,11 +115,15 @@ def ingest(
         raise typer.BadParameter("choose from auto, extractive, generated", param_hint="--points")
     if ocr not in OCR_MODES:
         raise typer.BadParameter(f"choose from {', '.join(OCR_MODES)}", param_hint="--ocr")
+    if graph and not embed:  # every graph node is scored by its vector, the leaves' stored ones too
+        raise typer.BadParameter("needs the leaf vectors that --no-embed leaves out; run `longqa reindex`, "
+                                 "then `longqa ingest --graph`", param_hint="--graph")
     if paths == ["-"]:
         paths = read_paths(sys.stdin)
     files, failed = expand_inputs(paths, follow_links=follow_links)
     store = db_from(db)
-    # Loaded at the first document that needs vectors; refuses a store built with another embedder.
+    # Loaded at the first document that needs vectors (or, even with --no-embed, the model
+    # structurer's topic shifts); refuses a store built with another embedder.
     embed_model, embed_url, llm_url = option_value(embed_model), option_value(embed_url), option_value(llm_url)
     embedder = LazyModel(lambda: load_embedder(embed_model, embed_url), on_load=lambda e: require_current(store, e.name))
     # The generator loads only for a document without headings (llm/auto) or with untitled sections.
@@ -124,7 +133,7 @@ def ingest(
                     max_headings=max_headings, llm_max_tokens=llm_max_tokens, allow_damaged=allow_damaged,
                     ocr=ocr)
     ingestor = configured_ingestor(store, generator, embedder, structure=structure, summaries=summaries,
-                                   force=force, limits=limits)
+                                   force=force, limits=limits, embed=embed)
     err = console_err()
     show_progress = interactive() and not quiet and not as_json
     if graph:
@@ -194,11 +203,13 @@ def ingest(
                 tally["worked"] += 1
                 tally["worked_seconds"] += result.seconds
             progress.update(task, advance=1, **tally)
-    if embedder.is_loaded and any(r.status in ("added", "updated") for r in results):
+    if embed and embedder.is_loaded and any(r.status in ("added", "updated") for r in results):
         _map_vectors(store, embedder.loaded.name, err)
     n_failed = sum(1 for r in results if r.status == "failed")
+    without_vectors = sum(r.leaves_without_vectors for r in results)
     if as_json:
-        print_json({"documents": [r.as_dict() for r in results], "failed": n_failed})
+        print_json({"documents": [r.as_dict() for r in results], "failed": n_failed,
+                    "leaves_without_vectors": without_vectors})
     elif not quiet:
         counts = {s: sum(1 for r in results if r.status == s) for s in ("added", "updated", "skipped", "failed")}
         summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to ingest"
@@ -206,6 +217,10 @@ def ingest(
         if read:
             summary += f" ({read:,} page{'s' if read != 1 else ''} read by OCR)"
         err.print(summary)
+        if without_vectors:
+            leaves = "1 leaf is" if without_vectors == 1 else f"{without_vectors:,} leaves are"
+            err.print(f"{leaves} stored without vectors, so BM25 alone finds them: `longqa reindex` embeds them",
+                      markup=False, highlight=False)
     raise typer.Exit(exit_code(results))
 
 

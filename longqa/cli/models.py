@@ -134,7 +134,8 @@ def reindex(
     as_json: bool = JsonOption,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
 ) -> int:
-    """Re-embed every stored leaf with the current embedder (one transaction per document)."""
+    """Give every stored leaf a vector of the current embedder: missing ones are added, and a
+    document with another embedder's vectors is re-embedded whole, in one transaction."""
     from longqa.models.resolve import load_embedder
     from longqa.reindex import reindex as run_reindex
 
@@ -145,7 +146,8 @@ def reindex(
 
     def progress(result) -> None:
         if not quiet and not as_json and result.status != "current":
-            err.print(f"{result.status}: {result.path} ({result.leaves} leaves, {result.seconds:.1f} s)",
+            done = result.leaves if result.embedded in (0, result.leaves) else f"{result.embedded} of {result.leaves}"
+            err.print(f"{result.status}: {result.path} ({done} leaves, {result.seconds:.1f} s)",
                       markup=False, highlight=False)
 
     results = run_reindex(store, embedder, force=force, on_document=progress)

@@ -25,6 +25,7 @@ from longqa.retrieve.fusion import Fused, fuse
 from longqa.retrieve.settings import RetrievalSettings
 from longqa.store.documents import document_count
 from longqa.store.nodes import documents_of
+from longqa.store.vectors import stored_vectors
 
 MODES = ("hybrid", "bm25", "dense")
 
@@ -117,6 +118,14 @@ class HybridRetriever:
         candidates = fuse(bm25_hits, dense_hits, pattern, named, doc_of, settings=self.settings)
         seconds["total"] = time.perf_counter() - started
         return Retrieval(query, candidates, bm25_hits, dense_hits, named, doc_of, seconds)
+
+    def unseen_by_dense(self, found: Retrieval) -> bool:
+        """Whether some of BM25's best leaves have no vector of this embedder: dense search is on but
+        blind to them. Asked only of a store the missing-vectors note was written for."""
+        if not self.uses_dense or not self.notes or not found.bm25_hits:
+            return False
+        ids = [h.node_id for h in found.bm25_hits]
+        return len(stored_vectors(self.db, model=self.embedder.name, node_ids=list(set(ids)))) < len(set(ids))
 
     def name_prior(self, matches: dict[int, float]) -> dict[int, float]:
         """The name matches as fusion weighs them: a document named under named_doc_min × the best

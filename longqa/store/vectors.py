@@ -358,6 +358,14 @@ def pending_leaves(db: sqlite_utils.Database, doc_id: int) -> list[LeafText]:
     ).fetchall()]
 
 
+def pending_leaf_count(db: sqlite_utils.Database, doc_id: int) -> int:
+    """How many of the document's leaves have no vector of any embedder (pending_leaves, counted)."""
+    return db.execute(
+        "SELECT count(*) FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id "
+        "WHERE n.doc_id = ? AND n.kind = 'paragraph' AND e.node_id IS NULL", [doc_id]
+    ).fetchone()[0]
+
+
 def store_vectors(db: sqlite_utils.Database, model: str, node_ids: list[int], vectors: np.ndarray) -> int:
     """Insert vectors in one transaction. A leaf deleted meanwhile (its document re-ingested by
     another process) or embedded meanwhile is passed over, never overwritten."""

@@ -96,25 +96,31 @@ def _coverage(weighted: dict[str, tuple[float, int]]) -> tuple[float, list[str],
 def check(
     db: sqlite_utils.Database, question: str, max_cosine: float | None, doc_ids: list[int] | None = None,
     coverage_min: float = DEFAULTS.relevance.coverage_min, cosine_min: float = DEFAULTS.relevance.cosine_min,
+    unseen_by_dense: bool = False,
 ) -> EvidenceCheck:
+    """`unseen_by_dense`: some of BM25's best leaves have no vector yet (a document stored with
+    `ingest --no-embed`, or its embedding interrupted), so no cosine can speak for them."""
     question = topic_of(question)
     coverage, missing, present = _coverage(term_weights(db, question, doc_ids))
     topical = any(t not in META_WORDS for t in content_terms(question))
-    found = relevant(coverage, max_cosine, topical, coverage_min, cosine_min)
+    found = relevant(coverage, max_cosine, topical, coverage_min, cosine_min, unseen_by_dense)
     return EvidenceCheck(found=found, coverage=coverage, max_cosine=max_cosine, missing=missing, weights=present,
                          topical=topical)
 
 
 def relevant(coverage: float, max_cosine: float | None, topical: bool = True,
-             coverage_min: float = DEFAULTS.relevance.coverage_min, cosine_min: float = DEFAULTS.relevance.cosine_min) -> bool:
-    """The decision itself, from check's measures (bench/relevance.py replays it over thresholds)."""
+             coverage_min: float = DEFAULTS.relevance.coverage_min, cosine_min: float = DEFAULTS.relevance.cosine_min,
+             unseen_by_dense: bool = False) -> bool:
+    """The decision itself, from check's measures (bench/relevance.py replays it over thresholds).
+    Leaves dense search cannot see are judged as a store without vectors is: by words alone."""
     if not topical:
         # No topic at all ("Summarize the document.", "What is this about?"): nothing can be
         # absent, so the question is answered from whatever the retrieval ranks first.
         return True
+    words_only = coverage >= min(coverage_min, in_effect().relevance.coverage_only_min)
     if max_cosine is None:
-        return coverage >= min(coverage_min, in_effect().relevance.coverage_only_min)
-    return coverage >= coverage_min or max_cosine >= cosine_min
+        return words_only
+    return coverage >= coverage_min or max_cosine >= cosine_min or (unseen_by_dense and words_only)
 
 
 def top_share(question: str, texts: list[str], weights: dict[str, float] | None = None) -> float:
