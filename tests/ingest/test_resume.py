@@ -178,7 +178,10 @@ def test_ctrl_c_mid_batch_ends_in_one_line_and_the_next_run_finishes(tmp_path, d
     folder = tmp_path / "library"
     write_library(folder)
     argv = [sys.executable, "-m", "longqa", "ingest", str(folder), "-d", str(db_path)]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C's default action in the child even when the tests run as a background job, whose
+    # processes start with SIGINT ignored (Python then installs no KeyboardInterrupt handler).
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     with store_held_after_documents(db_path, 2, process):
         # The ingest cannot store another document while the lock is held, so the interrupt
         # lands mid-batch however fast the rest of the batch would have gone.

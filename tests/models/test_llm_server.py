@@ -102,10 +102,11 @@ def test_a_server_too_slow_to_force_a_shortlist_scores_it_by_first_tokens(llama_
 
 
 # How far the two may lie apart, in nats a token. Measured on the handbook's answer prompt: up to
-# 0.11, depending on what the server read before (it reuses the longest cached prefix, so the
-# prompt's KV cells come from other batches). In process the same scores moved by up to 0.12 here,
-# and 0.29 on other answer prompts, with what the model had read before.
-FORCED_TOLERANCE = 0.2
+# 0.11, and once 0.24 (one candidate of 13), depending on what the server read before (it reuses
+# the longest cached prefix, so the prompt's KV cells come from other batches). In process the same
+# scores moved by up to 0.12 here, and 0.29 on other answer prompts, with what the model had read
+# before: the bound is that spread.
+FORCED_TOLERANCE = 0.3
 
 
 def test_forced_decoding_through_the_server_ranks_the_handbooks_candidates_as_in_process(
