@@ -85,15 +85,11 @@ def measure(label: str, argv: list[str], env: dict, runs: int) -> dict:
                if key in ("first_draft", "first_token", "total", "prompt_tokens_read", "prompt_reading")}}
 
 
-def floor(profile: str, count: int, runs: int) -> dict:
-    """(Run in a fresh process.) llama.cpp's own speed on this machine: `count` tokens of the
-    sample handbook read into an empty context of the profile's model, opened as longqa opens it,
-    nothing else around it: the least a prompt of that length can cost here."""
+def reading_seconds(llm, count: int, runs: int) -> float:
+    """Median seconds for `llm` (a llama_cpp.Llama) to read `count` tokens of the sample handbook
+    into an empty context."""
     import pymupdf
 
-    from longqa.models.resolve import load_generator
-
-    llm = load_generator(profile).llama
     text = " ".join(page.get_text() for page in pymupdf.open(SAMPLE))
     tokens = llm.tokenize(text.encode("utf-8"), add_bos=True)[:count]
     if len(tokens) < count:
@@ -105,7 +101,16 @@ def floor(profile: str, count: int, runs: int) -> dict:
         started = time.perf_counter()
         llm.eval(tokens)
         seconds.append(time.perf_counter() - started)
-    best = statistics.median(seconds)
+    return statistics.median(seconds)
+
+
+def floor(profile: str, count: int, runs: int) -> dict:
+    """(Run in a fresh process.) llama.cpp's own speed on this machine: `count` tokens of the
+    sample handbook read into an empty context of the profile's model, opened as longqa opens it,
+    nothing else around it: the least a prompt of that length can cost here."""
+    from longqa.models.resolve import load_generator
+
+    best = reading_seconds(load_generator(profile).llama, count, runs)
     print(f"    {'llama.cpp alone':20s} {best:6.3f} s for {count} tokens ({count / best:.0f} tokens/s; {load()})")
     return {"floor_tokens": count, "floor_seconds_p50": round(best, 3)}
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-SAMPLE = REPO / "examples" / "kestrel_valley_handbook.pdf"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/fresh_ask.py
 
 # name -> keyword arguments of llama_cpp.Llama changed from longqa's own
 SETTINGS = {
@@ -40,7 +39,8 @@ SETTINGS = {
 def child(profile: str, name: str, count: int, runs: int) -> dict:
     """(Run in a fresh process.) Open the model with one setting changed and time the reading."""
     import llama_cpp
-    import pymupdf
+
+    from fresh_ask import reading_seconds
 
     from longqa.models import profiles
     from longqa.models.resolve import profile_path
@@ -53,21 +53,13 @@ def child(profile: str, name: str, count: int, runs: int) -> dict:
     llm = llama_cpp.Llama(model_path=str(path), n_gpu_layers=0, n_threads=threads, n_threads_batch=threads,
                           seed=0, verbose=False, **options)
     load = time.perf_counter() - started
-    text = " ".join(page.get_text() for page in pymupdf.open(SAMPLE))
-    tokens = llm.tokenize(text.encode("utf-8"), add_bos=True)[:count]
-    seconds = []
-    for _ in range(runs):
-        llm.reset()
-        llm._ctx.kv_cache_clear()
-        started = time.perf_counter()
-        llm.eval(tokens)
-        seconds.append(time.perf_counter() - started)
+    read = reading_seconds(llm, count, runs)
     import numpy as np
 
     logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(llm.n_vocab(),))
     top = int(logits.argmax())
-    return {"setting": name, "threads": threads, "load_s": round(load, 2), "tokens": len(tokens),
-            "read_s": round(statistics.median(seconds), 2), "next_token": llm.detokenize([top]).decode(errors="replace")}
+    return {"setting": name, "threads": threads, "load_s": round(load, 2), "tokens": count,
+            "read_s": round(read, 2), "next_token": llm.detokenize([top]).decode(errors="replace")}
 
 
 def main() -> int:
