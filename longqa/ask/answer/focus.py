@@ -167,23 +167,62 @@ def select(found: list[Sentence], max_tokens: int, spread: bool) -> list[Sentenc
     return sorted(chosen, key=lambda s: s.order)
 
 
-def render(chosen: list[Sentence]) -> str:
-    """Focused context: each passage's header ([n] doc > section (pages)) and its chosen sentences;
-    a table row goes under its table's column headers when the header row was not chosen itself
-    (a row of figures says nothing without the names of its columns)."""
+def select_leaves(found: list[Sentence], max_tokens: int) -> list[Sentence]:
+    """Whole paragraphs under `max_tokens`, best paragraph (by its best sentence) first, in context
+    order: a reader follows a paragraph's own text better than sentences picked out of several.
+    A paragraph that does not fit is passed over; the room left goes to the best sentences not yet
+    chosen, as in `select`."""
+    by_leaf: dict[tuple[int, int], list[Sentence]] = {}
+    for s in found:
+        by_leaf.setdefault((id(s.passage), s.leaf.id), []).append(s)
+    leaves = sorted(by_leaf.values(), key=lambda group: (-max(s.score for s in group), group[0].order))
+    chosen: set[int] = set()
+    used = 0
+    for group in leaves:
+        cost = sum(tokens.count(s.text) + 1 for s in group)
+        if used + cost <= max_tokens:
+            chosen.update(s.order for s in group)
+            used += cost
+    for s in ranked(found, False):
+        if s.order in chosen:
+            continue
+        cost = tokens.count(s.text) + 1
+        if used + cost > max_tokens:
+            if chosen:
+                continue
+            cost = 0  # the single best sentence is always kept, however long
+        chosen.add(s.order)
+        used += cost
+    return [s for s in found if s.order in chosen]
+
+
+def render(chosen: list[Sentence], as_paragraphs: bool = False) -> str:
+    """Focused context: each passage's header ([n] doc > section (pages)) and its chosen sentences,
+    one a line; `as_paragraphs` runs on a sentence that follows the one before it in the same
+    paragraph's text without a line break. A table row goes under its table's column headers when
+    the header row was not chosen itself (a row of figures says nothing without its columns' names)."""
     blocks: list[str] = []
     current = None
+    before = None
     said = {" ".join(s.text.split()) for s in chosen}
     for s in chosen:
         if s.passage is not current:
             blocks.append(s.passage.header())
             current = s.passage
+            before = None
         columns = row_header(s.leaf, s.start)
         columns = " ".join(columns.split()) if columns else None
         if columns and columns not in said:
             blocks.append(columns)
             said.add(columns)
-        blocks.append(" ".join(s.text.split()))
+            before = None
+        text = " ".join(s.text.split())
+        if as_paragraphs and before is not None and before.leaf is s.leaf and before.order == s.order - 1 \
+                and "\n" not in s.leaf.text[before.end:s.start]:
+            blocks[-1] += " " + text
+        else:
+            blocks.append(text)
+        before = s
     return "\n".join(blocks)
 
 
