@@ -1,7 +1,7 @@
 """How good is each model-made decision of `ask`, for the model in use? Prints a table; asserts nothing.
 
     python bench/decisions.py --work-dir /work/evalrun-search [--half tune] [--limit 60] [-m MODEL.gguf]
-                              [--decisions scope,type,outline,sufficiency,router] [--out FILE]
+                              [--decisions scope,type,outline,sufficiency,router,next] [--out FILE]
 
 With `--out` (longqa/models/data/decisions.json is the shipped table), the figures are written
 under the model's name with the command, commit, date, half, question count and load average;
@@ -22,6 +22,15 @@ Labels, and how far they can be trusted:
   answer string, where exactly one does;
 - sufficiency (AUC of p(yes)): whether the shown passages (the best 3 first-stage leaves, or
   the 4th-6th) contain a gold answer string;
+- sufficiency, read from the answer (a reader only; AUC of 1 - p("unknown")): the same shown
+  passages, numbered as the answer prompt numbers them, asked the question in the reader's answer
+  prompt; the probability that its reply opens with "unknown" is its judgement that they do not
+  state the answer, read from the pass the answer needs anyway (nothing asked twice);
+- next query (a reader only; multi-bridge questions whose best 3 first-stage leaves hold no gold
+  answer string): the share whose query, retrieved as the search retrieves a hop, brings a leaf
+  holding one among its best 5; chance is the same share for the question's own next 5 leaves
+  (what reading on without a new query would bring), and the rule's query (bridge.py: a name in
+  the passages plus the question words they lack) is printed beside it;
 - the router's moves (ask/router.py, on the subtree of the best first-stage leaves as the search
   would show it), where some but not all of those leaves hold gold (a gold answer string, or for
   yes/no and free-form questions a leaf inside a gold evidence passage or holding one):
@@ -47,7 +56,7 @@ sys.path.insert(0, str(REPO))
 EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
 
 
-DECISIONS = ("scope", "type", "outline", "sufficiency", "router")
+DECISIONS = ("scope", "type", "outline", "sufficiency", "router", "next")
 
 
 def gold_type(q: dict) -> str:
@@ -103,6 +112,7 @@ def main() -> None:
     from longqa.store.nodes import load_tree
     from longqa.structure.tree import walk
     from longqa import tokens
+    from longqa.models.profiles import is_reader
 
     questions = [json.loads(line) for line in (EVALDATA / "dev.jsonl").open()]
     questions = [q for q in questions if half_of(q["id"]) == args.half]
@@ -113,12 +123,13 @@ def main() -> None:
         db = open_db(path)
         docs = {str(Path(r["path"]).resolve()): r["id"] for r in db.query("SELECT id, path FROM documents")}
         stores[path.name.split("-")[0]] = (db, docs, HybridRetriever(db, embedder))
-    scope_pairs, suff_pairs = [], []
+    scope_pairs, suff_pairs, unknown_pairs = [], [], []
     type_hits: dict[str, list[bool]] = {}
     used_hits: dict[str, list[bool]] = {}
     outline_hits, outline_chance = [], []
     expand_hits, expand_chance = [], []
     answer_moves: dict[bool, list[str]] = {True: [], False: []}  # gold read -> the moves made
+    next_hits: dict[str, list[bool]] = {"reader": [], "rule": [], "reading on": []}
     used = 0
     started = time.process_time()
     # round-robin over datasets so a small --limit still covers all of them
@@ -163,7 +174,12 @@ def main() -> None:
             shown = [tokens.truncate(" ".join(texts[i].split()), DEFAULTS.search.probe_tokens) for i in group if i in texts]
             if shown:
                 p = decisions.sufficiency(generator, question, shown)
-                suff_pairs.append((p, has_answer(" ".join(texts[i] for i in group if i in texts), q["answers"])))
+                holds = has_answer(" ".join(texts[i] for i in group if i in texts), q["answers"])
+                suff_pairs.append((p, holds))
+                if is_reader(generator):
+                    unknown_pairs.append((1.0 - p_unknown(generator, question, shown), holds))
+        if "next" in wanted and is_reader(generator) and gold_type(q) == "multi-bridge":
+            next_probe(generator, retriever, question, q, ids, ranked, texts, next_hits)
         if "router" in wanted:
             route_probe(generator, question, q, roots, ranked, expand_hits, expand_chance, answer_moves)
         if "outline" not in wanted:
@@ -192,6 +208,11 @@ def main() -> None:
     rows.append(("outline choice", len(outline_hits), sum(outline_hits) / len(outline_hits) if outline_hits else None,
                  sum(outline_chance) / len(outline_chance) if outline_chance else None))
     rows.append(("sufficiency", len(suff_pairs), auc(suff_pairs), 0.5))
+    rows.append(("sufficiency-from-answer", len(unknown_pairs), auc(unknown_pairs), 0.5))
+    if next_hits["reader"]:
+        share = {k: sum(v) / len(v) for k, v in next_hits.items()}
+        rows.append(("next-query", len(next_hits["reader"]), share["reader"], share["reading on"]))
+        rows.append(("next-query-rule", len(next_hits["rule"]), share["rule"], share["reading on"]))
     rows.append(("router-expand", len(expand_hits), sum(expand_hits) / len(expand_hits) if expand_hits else None,
                  sum(expand_chance) / len(expand_chance) if expand_chance else None))
     answered = {label: [m == "ANSWER" for m in moves] for label, moves in answer_moves.items()}
@@ -224,7 +245,8 @@ def main() -> None:
 
 # The rows that decide something in `ask`, by the name longqa.models.skill looks them up under.
 USED_AS = {"scope (R_q)": "scope", "type (as used)": "type", "outline choice": "outline",
-           "sufficiency": "sufficiency", "router-expand": "router-expand", "router-answer": "router-answer"}
+           "sufficiency": "sufficiency", "router-expand": "router-expand", "router-answer": "router-answer",
+           "next-query": "next-query"}
 
 
 def model_family(name: str) -> str:
@@ -271,6 +293,34 @@ def holds_gold(text: str, q: dict) -> bool:
     return False
 
 
+def next_probe(generator, retriever, question, q, ids, ranked, texts, hits) -> None:
+    """The next query's worth for one multi-bridge question (see the module docstring)."""
+    from longqa.ask.search import bridge, queries
+    from longqa.ask.settings import DEFAULTS
+    from longqa import tokens
+
+    top = [i for i in ranked if i in texts][:3]
+    if not top or has_answer(" ".join(texts[i] for i in top), q["answers"]):
+        return
+    shown = [tokens.truncate(" ".join(texts[i].split()), DEFAULTS.search.probe_tokens) for i in top]
+
+    def brings(query: str) -> bool:
+        if not query:
+            return False
+        found = [c.node_id for c in retriever.retrieve(query, "both", ids).candidates if c.node_id in texts]
+        return has_answer(" ".join(texts[i] for i in found[:5]), q["answers"])
+
+    named = bridge.bridge_entities(question, [texts[i] for i in top], 4)
+    rule = bridge.bridge_query(question, named[0][0], [named[0][1]]) if named else ""
+    asked = queries.reader_next_query(generator, question, shown)
+    hits["reader"].append(brings(asked))
+    hits["rule"].append(brings(rule))
+    hits["reading on"].append(has_answer(" ".join(texts[i] for i in [i for i in ranked if i in texts][3:8]),
+                                         q["answers"]))
+    print(f"  next query: {question[:70]!r} -> reader {asked!r} {hits['reader'][-1]}; rule {rule!r} "
+          f"{hits['rule'][-1]}", flush=True)
+
+
 def route_probe(generator, question, q, roots, ranked, expand_hits, expand_chance, answer_moves) -> None:
     """The router's two decisions on the best first-stage leaves, shown as the search shows them."""
     from longqa.ask.search import router
@@ -305,6 +355,20 @@ def route_probe(generator, question, q, roots, ranked, expand_hits, expand_chanc
         frontier = [i for i in kept if i != read]
         move = router.decide(generator, question, tree, kept, frontier, s.router_max_answer)
         answer_moves[label].append(move.kind)
+
+
+def p_unknown(generator, question: str, shown: list[str]) -> float:
+    """The reader's probability that its answer to `question` over the passages `shown` opens with
+    "unknown": its answer prompt (ask/answer/reader.py), the passages numbered as there."""
+    import math
+
+    from longqa.ask import prompts
+    from longqa.ask.analysis.asked import read as read_asked
+    from longqa.ask.answer import reader
+
+    passages = "\n".join(f"[{n}] {text}" for n, text in enumerate(shown, 1))
+    prompt = generator.chat_prompt(reader.messages(read_asked(question), passages))
+    return math.exp(generator.option_logprobs(prompt, [prompts.READER_UNKNOWN], max_tokens=1)[0])
 
 
 def iter_pad(items: list) -> list:

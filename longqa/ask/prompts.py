@@ -119,6 +119,22 @@ def outline_message(outline_lines: list[str], question: str) -> str:
 
 
 # -- step-wise reasoning (multi-bridge) -------------------------------------------------------
+# A reader's next query (OkraLong's step-wise expansion, asked in its chat format): the question
+# and the passages found so far; its reply is one search query for the fact still missing.
+NEXT_QUERY_SYSTEM = (
+    "You help search documents for the answer to a question that takes more than one step. Given "
+    "the question and the passages found so far, write one short search query for the fact that "
+    "is still missing, using the names the passages give (a person, place, company or work the "
+    "question only describes). Reply with the query only."
+)
+
+
+def next_query_message(question: str, shown: list[str]) -> str:
+    """The question, then the passages read so far, one per line."""
+    lines = "".join(f"\n* {one_line(text)}" for text in shown)
+    return f"Question: {one_line(question)}\n\nPassages found so far:{lines}\n\nSearch query for the missing fact:"
+
+
 NEXT_QUERY = "Next query:"  # the label the generated line carries (queries.bridge_grammar() reads it)
 BRIDGE_EXAMPLE = (
     "Context: The 1968 film Cold Harbour was directed by Lena Marsh.\n"

@@ -322,6 +322,8 @@ class ExpansionSettings:
         0.05, "a section's outline weight must reach this to count (measured at chance: the call is skipped)", SPOT, high=1)
     outline_max_chosen: int = tunable(3, "most sections the outline choice weights", SPOT, low=1)
     max_query_chars: int = tunable(120, "longest generated next query or sub-question", "one short line", low=1)
+    reader_query_tokens: int = tunable(24, "token cap of a reader's next query", "a cap, not swept: one short line",
+                                       low=4)
     same_query_overlap: float = tunable(
         0.8, "a generated query or sub-question whose content words overlap one already asked this much or more "
         "(shared over all, Jaccard) is the same query and is not asked again",

@@ -75,7 +75,8 @@ def explained(generator) -> list[str]:
 
 # What each decision's skill is (bench/decisions.py): an AUC for a probability, an accuracy for a choice.
 MEASURE = {"scope": "AUC", "sufficiency": "AUC", "outline": "top-1 accuracy", "type": "balanced accuracy",
-           "router-expand": "accuracy", "router-answer": "balanced accuracy"}
+           "router-expand": "accuracy", "router-answer": "balanced accuracy",
+           "next-query": "share of hops bringing an answer"}
 
 
 def weight(generator, decision: str) -> float:

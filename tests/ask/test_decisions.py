@@ -100,3 +100,46 @@ def test_explain_says_which_decisions_steer_and_why(tmp_path, monkeypatch):
         assert lines[2].endswith("but report-half F1 0.25 with it on against 0.28 off")
     finally:
         skill.measured.cache_clear()
+
+
+HARBOUR = "The Harbour Library was designed by Margit Olsen and opened in 1931."
+ARCHITECT = "In which city was the architect of the Harbour Library born?"
+
+
+def test_a_reader_writes_the_next_query_in_its_chat_and_a_query_adding_nothing_is_dropped():
+    from longqa.ask.search import queries
+
+    reader = FakeReader(said="Margit Olsen birthplace")
+    assert queries.reader_next_query(reader, ARCHITECT, [HARBOUR]) == "Margit Olsen birthplace"
+    asked = reader.calls[-1][1]
+    assert asked.startswith(f"<system>\n{prompts.NEXT_QUERY_SYSTEM}") and f"* {HARBOUR}" in asked
+    again = FakeReader(said="architect of the Harbour Library")  # only the question's own words
+    assert queries.reader_next_query(again, ARCHITECT, [HARBOUR]) == ""
+
+
+def test_a_reader_asks_for_the_next_query_only_where_it_was_measured_to_help(tmp_path, monkeypatch):
+    from longqa.ask.search.plan import asks_next_query
+    from longqa.models import skill
+
+    assert asks_next_query(FakeGenerator())  # a completion model's bridge prompt, as before
+    assert not asks_next_query(FakeReader())  # never measured: it does not steer
+    table = tmp_path / "decisions.json"
+    run = {"command": "python bench/decisions.py", "commit": "abc1234", "half": "tune"}
+    table.write_text(json.dumps({"models": {"qwen2.5-coder-0.5b": {"decisions": {
+        "next-query": {"skill": 0.5, "chance": 0.25, "n": 30, "run": run}}}}}), encoding="utf-8")
+    monkeypatch.setattr(skill, "DECISIONS_FILE", table)
+    skill.measured.cache_clear()
+    try:
+        assert asks_next_query(FakeReader())
+        assert skill.explained(FakeReader())[0] == ("decision next-query steers at weight 0.33: share of hops "
+                                                    "bringing an answer 0.50 against chance 0.25 on 30 tune cases")
+    finally:
+        skill.measured.cache_clear()
+
+
+@pytest.mark.models
+def test_the_default_reader_names_the_bridge_entity_in_its_next_query(reader):
+    from longqa.ask.search import queries
+
+    query = queries.reader_next_query(reader, ARCHITECT, [HARBOUR])
+    assert "Margit Olsen" in query

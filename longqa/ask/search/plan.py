@@ -132,7 +132,7 @@ class Planner:
                 self.question, self.analysis.type, roots, scored, budget, s, self.refined.steps,
                 generator=generator, model_weight=skill.weight(generator, "sufficiency"),
                 term_weights=self.refined.evidence.weights, outline_sections=weights,
-                lookup=self._lookup, model_query=self._model_query if profiles.writes_completions(generator) else None,
+                lookup=self._lookup, model_query=self._model_query if asks_next_query(generator) else None,
                 sub_questions=subs, sub_scores=sub_scores, max_hops=max_hops,
                 found=self.refined.evidence.found, want=self.analysis.asked.want,
             )
@@ -224,8 +224,11 @@ class Planner:
     def _model_query(self, shown: list[str]) -> str | None:
         """The generator's next-step query (OkraLong's step-wise reasoner) from the evidence shown
         so far; None when it repeats a query already asked."""
-        context = " ".join(shown[-3:])
-        known, query = queries.next_query(self.context.generator, self.question, context)
+        generator = self.context.generator
+        if profiles.is_reader(generator):
+            query = queries.reader_next_query(generator, self.question, shown[-3:])
+        else:
+            known, query = queries.next_query(generator, self.question, " ".join(shown[-3:]))
         if not queries.is_new(query, self.asked):
             return None
         self.asked.append(query)
@@ -258,6 +261,15 @@ class Planner:
 
     def _log(self, action: str, **extra) -> None:
         add_step(self.refined.steps, action, **extra)
+
+
+def asks_next_query(generator) -> bool:
+    """Whether the search asks the model for a multi-hop question's next query when the evidence
+    names no bridge entity: a completion model's bridge prompt always has; a reader's chat prompt
+    does where its next query was measured to beat reading on (skill.py, bench/decisions.py)."""
+    if profiles.is_reader(generator):
+        return skill.weight(generator, "next-query") > 0
+    return profiles.writes_completions(generator)
 
 
 def _combined(main: dict[int, float], subs: list[dict[int, float]], *more: dict[int, float]) -> dict[int, float]:

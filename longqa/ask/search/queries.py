@@ -9,6 +9,7 @@ import re
 from longqa.ask import prompts
 from longqa.ask.settings import in_effect
 from longqa.models.base import Generator
+from longqa.models.chat import Message
 from longqa.text.words import STOPWORDS, content_terms
 
 
@@ -84,6 +85,18 @@ def sub_questions(generator: Generator | None, question: str, limit: int) -> tup
         if is_new(query, [question, *kept]) or (source == "rule" and query not in kept):
             kept.append(" ".join(query.split())[:in_effect().expansion.max_query_chars])
     return kept[:limit], source
+
+
+def reader_next_query(generator: Generator, question: str, shown: list[str]) -> str:
+    """A reader's next query for a question whose passages `shown` do not yet answer it, asked in
+    its own chat format (prompts.NEXT_QUERY_SYSTEM); "" when it adds no word the question lacks
+    (a query that only re-asks the question finds what the question found)."""
+    prompt = generator.chat_prompt([Message("system", prompts.NEXT_QUERY_SYSTEM),
+                                    Message("user", prompts.next_query_message(question, shown))])
+    reply = generator.complete(prompt, max_tokens=in_effect().expansion.reader_query_tokens, stop=["\n"],
+                               temperature=0.0)
+    query = " ".join(reply.strip().strip("\"'`").split())[:in_effect().expansion.max_query_chars]
+    return query if normalise(query) - normalise(question) else ""
 
 
 def next_query(generator: Generator, question: str, context: str) -> tuple[str, str]:
