@@ -226,6 +226,12 @@ def render(chosen: list[Sentence], as_paragraphs: bool = False) -> str:
     return "\n".join(blocks)
 
 
+def reader_text(chosen: list[Sentence]) -> str:
+    """The window as a reader reads it for a fact or a verdict (answer.reader_window): every turn
+    of one conversation shows the same text, so the states of its first reading are reused."""
+    return render(chosen, as_paragraphs=in_effect().answer.reader_window == "paragraphs")
+
+
 # Answer kinds a sentence can be checked for: a "when" question's sentence holds a date.
 # The answer kinds a figure, a date or a duration answers (rules know them better than a small model).
 TYPED = ("date", "month", "quantity", "duration", "frequency")

@@ -53,3 +53,20 @@ def test_a_paragraph_runs_on_in_one_line_and_a_table_keeps_its_rows():
     assert shown[1] == " ".join(WATER.split())
     assert shown[-2:] == ["Single swim | 4.20 | 2.10", "Season ticket | 180 | 90"]
     assert len(focus.render(found).splitlines()) == len(shown) + 2  # one sentence a line otherwise
+
+
+def test_every_turn_of_the_readers_conversation_shows_the_paragraphs_it_first_read():
+    from longqa.ask.answer.stage import plan_answer, run_answer
+    from longqa.ask.settings import DEFAULTS, applied
+    from tests.fakes import FakeReader
+
+    question = "How often are the filters backwashed?"
+    found = scored(question, [("Opening hours", HOURS), ("Water", WATER)])
+    passages = [s.passage for s in found if s.start == 0]  # each paragraph's passage, once
+    reader = FakeReader(said="unknown")  # its best answer is then asked for in the same conversation
+    with applied(DEFAULTS.with_values({"answer.reader_window": "paragraphs"})):
+        plan = plan_answer(read(question), passages, "extractive", 0.0, None, None, reader)
+        list(run_answer(reader, read(question), plan, []))
+    prompts = [prompt for kind, prompt in reader.calls if kind == "generate"]
+    assert " ".join(WATER.split()) in prompts[0]  # the paragraph in one line
+    assert len(prompts) > 1 and all(later.startswith(prompts[0]) for later in prompts[1:])
