@@ -1,6 +1,7 @@
 """Where a fresh `longqa ask` spends its time, whole process, as a shell user waits for it.
 
     python bench/fresh_ask.py [--runs 5] [--llm-url URL] [--db STORE] [--profiles A,B] [--out FILE]
+                              [--set KEY=VALUE ...]
 
 Ingests the sample handbook into a temporary store (or uses --db), then runs, each --runs times
 in a fresh process: `longqa --help`, `longqa ask --context-only`, `longqa ask` (and with
@@ -209,6 +210,8 @@ def main() -> int:
     parser.add_argument("--db", type=Path, default=None, help="a store holding the sample handbook")
     parser.add_argument("--profiles", default=None, help="comma-separated profiles to time (default: the installed)")
     parser.add_argument("--out", type=Path, default=None, help="write the profiles' rows as JSON here")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="an ask setting for every timed ask, as `longqa ask --set`")
     parser.add_argument("--skip-parts", action="store_true", help="no parts and no import times")
     parser.add_argument("--parts", default=None, help=argparse.SUPPRESS)  # the child that times the parts
     parser.add_argument("--floor", nargs=3, default=None, help=argparse.SUPPRESS)  # the child that times llama.cpp alone
@@ -227,7 +230,7 @@ def main() -> int:
         db = args.db or Path(tmp) / "sample.db"
         if args.db is None:
             subprocess.run(longqa + ["ingest", str(SAMPLE), "-q", "-d", str(db)], check=True, env=env)
-        ask = longqa + ["ask", QUESTION, "-d", str(db)]
+        ask = longqa + ["ask", QUESTION, "-d", str(db)] + [part for item in args.set for part in ("--set", item)]
         timed(ask + ["--context-only"], env)  # models prepared, caches warm: what a second ask sees
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs ({cpu_model()}); {load()}")
         measure("longqa --help", longqa + ["--help"], env, args.runs)
