@@ -226,10 +226,17 @@ def render(chosen: list[Sentence], as_paragraphs: bool = False) -> str:
     return "\n".join(blocks)
 
 
-def reader_text(chosen: list[Sentence]) -> str:
-    """The window as a reader reads it for a fact or a verdict (answer.reader_window): every turn
-    of one conversation shows the same text, so the states of its first reading are reused."""
-    return render(chosen, as_paragraphs=in_effect().answer.reader_window == "paragraphs")
+def reads_paragraphs(form: str) -> bool:
+    """Whether a reader's window for a reply of `form` holds whole paragraphs (answer.reader_window):
+    a fact's may; a verdict's stays sentences: the paragraph window was measured on facts (too few
+    yes/no questions in a 60-question half to say), and the default reader leans to "Yes"."""
+    return form == "short" and in_effect().answer.reader_window == "paragraphs"
+
+
+def reader_text(chosen: list[Sentence], form: str) -> str:
+    """The window as a reader reads it for a reply of `form` ("short" or "verdict"): every turn of
+    one conversation shows the same text, so the states of its first reading are reused."""
+    return render(chosen, as_paragraphs=reads_paragraphs(form))
 
 
 # Answer kinds a sentence can be checked for: a "when" question's sentence holds a date.

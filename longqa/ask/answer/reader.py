@@ -287,7 +287,7 @@ def read_again(generator, asked: Asked, focused: list[Sentence], reply: Reply, r
     """The reader's next reply after `request` (its best answer instead of "unknown", or its
     answer copied exactly): the same conversation continued, so the passages' states are reused,
     not read again."""
-    again = generator.chat_prompt(messages(asked, focus.reader_text(focused)) + [
+    again = generator.chat_prompt(messages(asked, focus.reader_text(focused, "short")) + [
         Message("assistant", reply.raw.strip()), Message("user", request)])
     second = read(generator, again, asked)
     return second if second.raw.strip() else reply

@@ -114,7 +114,7 @@ def verdict(generator, asked: Asked, focused: list[Sentence], prompt: str, on_dr
 def _copied(generator, asked: Asked, focused: list[Sentence], shown: str) -> Sentence | None:
     """The sentence the reader copies as the one that decides its verdict, where the copy stands
     word for word in a focused sentence that speaks of what was asked."""
-    prompt = generator.chat_prompt(reader.messages(asked, focus.reader_text(focused)) + [
+    prompt = generator.chat_prompt(reader.messages(asked, focus.reader_text(focused, "verdict")) + [
         Message("assistant", shown), Message("user", prompts.COPY_DECIDING_SENTENCE)])
     said = reader.parse(generator.complete(prompt, max_tokens=in_effect().answer.selection_tokens_out * 2,
                                            stop=["\n"], temperature=0.0))

@@ -106,12 +106,12 @@ def _reader_plan(asked: Asked, found: list[focus.Sentence], long_form: bool, max
     form = reply_form(asked, long_form)
     window = in_effect().answer.reader_focus_tokens
     pool = summary.in_section(found, asked.section) if asked.want == "summary" else found
-    if form in ("short", "verdict") and in_effect().answer.reader_window == "paragraphs":
+    if focus.reads_paragraphs(form):
         chosen = focus.select_leaves(pool, window)
     else:
         chosen = focus.select(pool, window, spread=form == "selection")
     if form in ("short", "verdict"):  # a verdict is read over the passages, as a fact is
-        prompt = reader_prompt(generator, asked, focus.reader_text(chosen))
+        prompt = reader_prompt(generator, asked, focus.reader_text(chosen, form))
     else:
         prompt = selection.prompt_for(generator, asked, selection.numbered(chosen))
     return AnswerPlan(form, prompt, chosen, form == "selection", max_tokens, found, bridges, embedder)
