@@ -155,16 +155,24 @@ def ranked(found: list[Sentence], spread: bool, part=lambda s: s.passage.node_id
 
 def select(found: list[Sentence], max_tokens: int, spread: bool) -> list[Sentence]:
     """The best sentences under `max_tokens`, in context order (`ranked` decides which)."""
-    chosen, used = [], 0
-    for s in ranked(found, spread):
+    chosen = _filled(ranked(found, spread), max_tokens, set(), 0)
+    return sorted((s for s in found if s.order in chosen), key=lambda s: s.order)
+
+
+def _filled(order: list[Sentence], max_tokens: int, chosen: set[int], used: int) -> set[int]:
+    """`chosen` (sentence orders, `used` tokens) with the sentences of `order` that still fit added,
+    in that order; the first sentence is kept however long when nothing is chosen yet."""
+    for s in order:
+        if s.order in chosen:
+            continue
         cost = tokens.count(s.text) + 1
         if used + cost > max_tokens:
             if chosen:
                 continue
             cost = 0  # the single best sentence is always kept, however long
-        chosen.append(s)
+        chosen.add(s.order)
         used += cost
-    return sorted(chosen, key=lambda s: s.order)
+    return chosen
 
 
 def select_leaves(found: list[Sentence], max_tokens: int) -> list[Sentence]:
@@ -183,16 +191,7 @@ def select_leaves(found: list[Sentence], max_tokens: int) -> list[Sentence]:
         if used + cost <= max_tokens:
             chosen.update(s.order for s in group)
             used += cost
-    for s in ranked(found, False):
-        if s.order in chosen:
-            continue
-        cost = tokens.count(s.text) + 1
-        if used + cost > max_tokens:
-            if chosen:
-                continue
-            cost = 0  # the single best sentence is always kept, however long
-        chosen.add(s.order)
-        used += cost
+    chosen = _filled(ranked(found, False), max_tokens, chosen, used)
     return [s for s in found if s.order in chosen]
 
 
