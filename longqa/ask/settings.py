@@ -439,14 +439,13 @@ class AnswerSettings:
         "0.387 and the report half's 0.323 -> 0.342 -> 0.373; at 700 its fresh ask took 11.4 s and 13.3 s in two "
         "runs on 2 idle cores (7.8-8.7 s at 400), inside the 15 s the default may take", low=16)
     reader_window: str = tunable(
-        "sentences", "what fills a reader's window for a fact: 'sentences' (the best sentences of the passages) or "
-        "'paragraphs' (whole paragraphs, best first by their best sentence, the room left to the best sentences); "
+        "paragraphs", "what fills a reader's window for a fact: 'paragraphs' (whole paragraphs, best first by their "
+        "best sentence, the room left to the best sentences) or 'sentences' (the best sentences of the passages); "
         "a verdict reads sentences either way (focus.reads_paragraphs)",
         "qwen2.5-coder-1.5b, 60 questions a half, the same window size and decline threshold: paragraphs took the "
         "report half's F1 0.263 -> 0.307 and the tune half's 0.278 -> 0.281, the quick-start ask as fast (982 "
-        "tokens read in place of 1,008); not the default yet: asked without their documents it declined 78.7 % "
-        "of the report half's questions against 85.1 %, and the whole test suite has not run with it "
-        "(bench/RESULTS.md)",
+        "tokens read in place of 1,008); asked without their documents it declined 78.7 % of the report half's "
+        "questions against 85.1 % (bench/RESULTS.md)",
         choices=("sentences", "paragraphs"))
     reader_tokens_out: int = tunable(24, "token cap of the reader's reply (an answer and its passage number)",
                                      "a cap, not swept: a short answer of a dozen words and its number", low=4)
