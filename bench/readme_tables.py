@@ -1,4 +1,5 @@
-"""Paste the evaluation tables into README.md and eval/README.md from the committed reports.
+"""Paste the evaluation tables into README.md and eval/README.md from the committed reports (and the
+table of model-made decisions into bench/RESULTS.md from longqa/models/data/decisions.json).
 
     python bench/readme_tables.py            # rewrite the generated blocks
     python bench/readme_tables.py --check    # exit 1 when a block differs from its reports
@@ -175,10 +176,52 @@ def profiles_block() -> str:
     return "\n".join(lines) + f"\n\nThe default: the {data['rule']}. F1: {'; '.join(sources) or 'no report'}; {timing}.\n"
 
 
+# bench/RESULTS.md's table of model-made decisions per profile, from the shipped decisions.json.
+DECISION_ORDER = ("scope", "type", "outline", "sufficiency", "router-expand", "router-answer", "next-query")
+
+
+def decisions_block() -> str:
+    """One table per measured profile: each decision's prompt, tune skill beside chance, weight,
+    whether it steers, the report half's check and its seconds a question."""
+    from longqa.models import profiles
+    from longqa.models.skill import DECISIONS_FILE, MEASURE
+
+    tables = json.loads(DECISIONS_FILE.read_text(encoding="utf-8"))["models"]
+    out = []
+    for name in sorted(tables):
+        profile = profiles.named(name)
+        prompt = "chat (ask/decisions.py)" if profile is not None and profile.chat else "completion (ask/prompts.py)"
+        rows = tables[name]["decisions"]
+        runs = sorted({f"`{row['run']['command']}` at {row['run']['commit']}" for row in rows.values()})
+        out += [f"**{name}** ({tables[name].get('measured_with', name)}), prompts: {prompt}", "",
+                "| decision | measure | tune skill | chance | weight | n | steers | report half | s/question |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        def weight(row: dict) -> float:  # from the tune half's skill (longqa.models.skill)
+            skill, chance = row["skill"], row["chance"]
+            return max(0.0, (skill - chance) / (1 - chance)) if chance < 1 else 0.0
+
+        def steering(row: dict) -> float:
+            return weight(row) if row.get("steers", True) else 0.0
+
+        router = min((steering(row) for d, row in rows.items() if d.startswith("router")), default=0.0)
+        for decision in sorted(rows, key=lambda d: DECISION_ORDER.index(d) if d in DECISION_ORDER else 99):
+            row = rows[decision]
+            skill, chance = row["skill"], row["chance"]
+            steers = "yes" if (router if decision.startswith("router") else steering(row)) > 0 else "no"
+            seconds = f"{row['seconds']:.2f}" if "seconds" in row else "–"
+            out.append(f"| {decision} | {MEASURE.get(decision, 'skill')} | {skill:.3f} | {chance:.3f} | "
+                       f"{weight(row):.2f} | {row.get('n', '–')} | {steers} | {row.get('report', 'no check recorded')} | "
+                       f"{seconds} |")
+        out += ["", "From: " + "; ".join(runs) + ".", ""]
+    return "\n".join(out)
+
+
 def blocks_for(readme: str) -> dict[str, str]:
     if readme == "README.md":
         return {"first-screen": first_screen_block(), "profiles": profiles_block(),
                 **{name: headline_block(name) for name, *_ in HEADLINES}}
+    if readme == "bench/RESULTS.md":
+        return {"decisions": decisions_block()}
     return {"index": index_block()}
 
 
@@ -203,7 +246,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a block is stale")
     args = parser.parse_args()
     status = 0
-    for readme in ("README.md", "eval/README.md"):
+    for readme in ("README.md", "eval/README.md", "bench/RESULTS.md"):
         try:
             changed = stale(readme)
         except ValueError as error:
