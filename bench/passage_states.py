@@ -12,8 +12,10 @@ prompt is a fact prompt, this builds that prompt and reads it two ways with the 
 
 - whole: every token sees every token before it (what `ask` does);
 - blocks: the fixed head is read once; each numbered passage is read in its own sequence that sees
-  the head and itself only, at the positions it has in the whole prompt; then the passages' cells
-  join one sequence and the question and the assistant's turn are read after them, seeing all.
+  the head and itself only, right after the head (where a kept state would be read once), then
+  moved to its position in the whole prompt (llama.cpp rotates its keys by the shift); then the
+  passages' cells join one sequence and the question and the assistant's turn are read after
+  them, seeing all.
 
 and generates the reply greedily (24 tokens at most) both ways. Printed: how many replies are the
 same, token F1 against the gold answers both ways, seconds to read the whole prompt against the
@@ -25,6 +27,7 @@ state needs).
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import re
@@ -84,12 +87,16 @@ class Reader:
         n_seq = int(llm.context_params.n_seq_max)
         position, state_bytes, load_seconds = len(head), 0, 0.0
         for block in blocks:
+            # Read where a kept state would have been read, right after the head, then moved to
+            # its place in this prompt (llama.cpp rotates the keys by the shift).
             seq = 1
             ctx.kv_cache_seq_cp(0, seq, 0, len(head))
-            self._decode(block, position, seq)
+            self._decode(block, len(head), seq)
             ctx.kv_cache_seq_rm(seq, 0, len(head))  # the block's own cells only, for its state
+            if position != len(head):
+                ctx.kv_cache_seq_shift(seq, len(head), len(head) + len(block), position - len(head))
             size = self.lib.llama_state_seq_get_size(llm.ctx, seq)
-            data = (self.lib.c_uint8 * size)()
+            data = (ctypes.c_uint8 * size)()
             self.lib.llama_state_seq_get_data(llm.ctx, data, size, seq)
             state_bytes += size
             ctx.kv_cache_seq_cp(seq, 0, position, position + len(block))
