@@ -147,7 +147,7 @@ def eval_command(
     report["command"] = reporting.command_line()
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(reporting.markdown(report, source=str(out) if out else None), encoding="utf-8")
+        markdown.write_text(reporting.markdown(report, source=str(out) if out else None, forms=True), encoding="utf-8")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -208,6 +208,9 @@ def render(report: dict, console: Console) -> None:
         console.print(table(f"{dataset} ({report['datasets'].get(dataset, 0)} questions)", rows, order))
     console.print()
     console.print(table("all datasets", report["overall"], order))
+    for form, rows in (report.get("by_form") or {}).items():  # fact, yes/no, how/why, option: each on its own
+        console.print()
+        console.print(table(f"{form} questions", rows, order))
     console.print("\nRecall and accuracy columns in %; '–' = not applicable. Judge records: recall only.",
                   markup=False, highlight=False)
     for system, stats in report["overall"].items():
@@ -268,10 +271,13 @@ def _provenance(report: dict, source: str | None) -> str:
 
 
 def markdown(report: dict, *, title: str | None = None, systems: list[str] | None = None,
-             source: str | None = None, overall: bool = True, datasets: bool = True, counts: bool = False) -> str:
+             source: str | None = None, overall: bool = True, datasets: bool = True, counts: bool = False,
+             forms: bool = False) -> str:
     """The report as Markdown: a row per system (overall), a row per dataset with each system's
     headline measure (F1 when answers were generated, else answer recall), and where it came from.
-    `counts` adds each system's number of questions (a partial run's systems may differ)."""
+    `counts` adds each system's number of questions (a partial run's systems may differ); `forms`
+    a row per form of question (fact, yes/no, how/why, option) with each system's headline measure
+    and how many questions it was scored on."""
     order = systems or list(report.get("systems") or report["overall"])
     order = [s for s in order if s in report["overall"]]
     generated = report.get("generate", any(measure(report["overall"][s], "f1") is not None for s in order))
@@ -296,5 +302,13 @@ def markdown(report: dict, *, title: str | None = None, systems: list[str] | Non
             n = (report.get("datasets") or {}).get(dataset) or max((r.get("n") or 0) for r in rows.values())
             cells = [_figure(measure(rows[s], headline), headline) if s in rows else "–" for s in order]
             lines.append(f"| {DATASET_NAMES.get(dataset, dataset)} ({n}) | " + " | ".join(cells) + " |")
+    if forms and report.get("by_form"):
+        headline = "f1" if generated else "answer_recall"
+        lines += ["", "| form | " + " | ".join(f"{s} {'F1' if generated else 'answer recall'} (scored)"
+                                              for s in order) + " |", "|---" * (len(order) + 1) + "|"]
+        for form, rows in report["by_form"].items():
+            cells = [f"{_figure(measure(rows[s], headline), headline)} ({rows[s].get(headline + '_n') or 0})"
+                     if s in rows else "–" for s in order]
+            lines.append(f"| {form} | " + " | ".join(cells) + " |")
     lines += ["", _provenance(report, source), ""]
     return "\n".join(lines)
