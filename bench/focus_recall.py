@@ -20,12 +20,10 @@ import hashlib
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
 
 
 def main() -> None:
@@ -38,45 +36,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="per-question rows as JSON lines")
     args = parser.parse_args()
 
-    from longqa.ask.answer.stage import plan_answer
-    from longqa.ask.analysis.asked import read as read_asked
-    from longqa.ask.pipeline import Pipeline
-    from longqa.ask.settings import DEFAULTS, applied
+    from longqa.ask.settings import DEFAULTS
     from longqa.eval.metrics import answer_in_context
     from longqa.models.resolve import load_embedder, load_generator
-    from longqa.store import open_db
     from longqa import tokens
+    from reader_plans import reader_plans
 
-    if not (EVALDATA / "dev.jsonl").exists():
-        sys.exit(f"no questions at {EVALDATA / 'dev.jsonl'} (set LONGQA_EVALDATA)")
-    gold = {q["id"]: q for q in map(json.loads, (EVALDATA / "dev.jsonl").open())}
-    ids = [json.loads(line)["id"] for line in args.results.open() if line.strip()]
     settings = DEFAULTS.with_values(dict(item.split("=", 1) for item in args.set))
     generator = load_generator(args.model, None)
     embedder = load_embedder(None, None)
-    pipelines: dict[str, Pipeline] = {}
     rows = []
     started_load = os.getloadavg()
-    for qid in ids:
-        q = gold[qid]
-        dataset = q["dataset"]
-        if dataset not in pipelines:
-            stores = sorted((args.work_dir / "stores").glob(f"{dataset}-*.db"))
-            if not stores:
-                continue
-            pipelines[dataset] = Pipeline(open_db(stores[0]), generator, embedder, budget=2000, settings=settings)
-        pipeline = pipelines[dataset]
-        tick = time.perf_counter()
-        refined = pipeline.retrieve_context(q["question"])
-        asked = refined.analysis.asked or read_asked(refined.question)
-        with applied(pipeline.ask_settings):
-            plan = plan_answer(asked, refined.passages, refined.analysis.type, refined.analysis.scope,
-                               embedder, None, generator)
+    for q, refined, plan, seconds in reader_plans(args.work_dir, args.results, generator, embedder, settings):
+        qid, dataset = q["id"], q["dataset"]
         window = "\n".join(s.text for s in plan.focused)
         row = {"id": qid, "dataset": dataset,
                "in_context": answer_in_context(q["answers"], refined.context),
                "in_window": answer_in_context(q["answers"], window),
-               "window_tokens": tokens.count(window), "seconds": round(time.perf_counter() - tick, 2),
+               "window_tokens": tokens.count(window), "seconds": round(seconds, 2),
                # which questions a setting changes: their reader reads another prompt
                "prompt_sha": hashlib.sha1(plan.prompt.encode()).hexdigest()[:12]}
         rows.append(row)

@@ -37,7 +37,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
 REPLY_TOKENS = 24
 
 
@@ -151,40 +150,20 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="per-question rows as JSON lines")
     args = parser.parse_args()
 
-    from longqa.ask.answer.stage import plan_answer
-    from longqa.ask.analysis.asked import read as read_asked
-    from longqa.ask.pipeline import Pipeline
-    from longqa.ask.settings import DEFAULTS, applied
+    from longqa.ask.settings import DEFAULTS
     from longqa.eval.metrics import token_f1
     from longqa.models.resolve import load_embedder, load_generator
-    from longqa.store import open_db
+    from reader_plans import reader_plans
 
-    if not (EVALDATA / "dev.jsonl").exists():
-        sys.exit(f"no questions at {EVALDATA / 'dev.jsonl'} (set LONGQA_EVALDATA)")
-    gold = {q["id"]: q for q in map(json.loads, (EVALDATA / "dev.jsonl").open())}
-    ids = [json.loads(line)["id"] for line in args.results.open() if line.strip()]
     generator = load_generator(args.model, None)
     embedder = load_embedder(None, None)
     reader = Reader(generator)
-    pipelines: dict[str, Pipeline] = {}
     rows = []
     started_load = os.getloadavg()
-    for qid in ids:
-        q = gold[qid]
+    for q, _, plan, _ in reader_plans(args.work_dir, args.results, generator, embedder, DEFAULTS):
+        qid = q["id"]
         if not q.get("answers") or q.get("metric") == "judge":
             continue
-        stores = sorted((args.work_dir / "stores").glob(f"{q['dataset']}-*.db"))
-        if not stores:
-            continue
-        if q["dataset"] not in pipelines:
-            pipelines[q["dataset"]] = Pipeline(open_db(stores[0]), generator, embedder, budget=2000,
-                                               settings=DEFAULTS)
-        pipeline = pipelines[q["dataset"]]
-        refined = pipeline.retrieve_context(q["question"])
-        asked = refined.analysis.asked or read_asked(refined.question)
-        with applied(pipeline.ask_settings):
-            plan = plan_answer(asked, refined.passages, refined.analysis.type, refined.analysis.scope,
-                               embedder, None, generator)
         parts = split_prompt(plan.prompt or "") if plan.mode == "short" else None
         if parts is None:
             continue
