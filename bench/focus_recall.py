@@ -8,7 +8,7 @@ cannot be read. For each question of an evaluation run (its per-question results
 questions; each is asked of its dataset's store in DIR/stores, all documents, as `longqa eval`'s
 corpus protocol does), this runs `ask` up to the reader's prompt and reports whether a gold
 answer string is in the context and in the window (SQuAD-normalised, as `eval`'s answer recall),
-the window's tokens, a hash of the prompt the reader reads (questions whose hash differs
+the window's tokens, the prompt's tokens as the model counts them, a hash of the prompt the reader reads (questions whose hash differs
 between two settings are those a setting changes), and the seconds. It needs no reader reply, so a half takes minutes, not the
 half hour an evaluation with answers takes: a cheap check before that evaluation, not instead.
 """
@@ -54,6 +54,7 @@ def main() -> None:
                "in_context": answer_in_context(q["answers"], refined.context),
                "in_window": answer_in_context(q["answers"], window),
                "window_tokens": tokens.count(window), "seconds": round(seconds, 2),
+               "prompt_tokens": generator.count_tokens(plan.prompt) if hasattr(generator, "count_tokens") else None,
                # which questions a setting changes: their reader reads another prompt
                "prompt_sha": hashlib.sha1(plan.prompt.encode()).hexdigest()[:12]}
         rows.append(row)
@@ -68,7 +69,9 @@ def main() -> None:
           f"(settings: {' '.join(args.set) or 'defaults'})")
     print(f"answer in the context: {in_context}; of those, in the reader's window: {kept} "
           f"({kept / max(1, in_context):.3f}); in the window only: {window_only}")
+    prompts = [r["prompt_tokens"] for r in rows if r["prompt_tokens"] is not None]
     print(f"window tokens, mean: {sum(r['window_tokens'] for r in rows) / max(1, len(rows)):.0f}; "
+          f"the reader's prompt tokens (the model's), mean: {sum(prompts) / max(1, len(prompts)):.0f}; "
           f"seconds per question, mean: {sum(r['seconds'] for r in rows) / max(1, len(rows)):.1f}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in started_load)} at the start, "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
