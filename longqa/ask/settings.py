@@ -447,11 +447,6 @@ class AnswerSettings:
         "tokens read in place of 1,008); asked without their documents it declined 78.7 % of the report half's "
         "questions against 85.1 % (bench/RESULTS.md)",
         choices=("sentences", "paragraphs"))
-    reader_titles: str = tunable(
-        "each", "where a reader's window names a passage's document: 'each' (in every passage's header, "
-        "[n] doc > section (pages)) or 'once' (a '# title' line above the document's passages, as "
-        "--context-only prints them: fewer tokens to read where several passages share a document)",
-        "being measured: the tune half's answers against 'each'", choices=("each", "once"))
     reader_tokens_out: int = tunable(24, "token cap of the reader's reply (an answer and its passage number)",
                                      "a cap, not swept: a short answer of a dozen words and its number", low=4)
     reader_sure: float = tunable(

@@ -195,24 +195,18 @@ def select_leaves(found: list[Sentence], max_tokens: int) -> list[Sentence]:
     return [s for s in found if s.order in chosen]
 
 
-def render(chosen: list[Sentence], as_paragraphs: bool = False, titles_once: bool = False) -> str:
+def render(chosen: list[Sentence], as_paragraphs: bool = False) -> str:
     """Focused context: each passage's header ([n] doc > section (pages)) and its chosen sentences,
     one a line; `as_paragraphs` runs on a sentence that follows the one before it in the same
-    paragraph's text without a line break; `titles_once` names a document once ("# title") above
-    its passages, as --context-only does, in place of in every header. A table row goes under its
-    table's column headers when the header row was not chosen itself (a row of figures says nothing
-    without its columns' names)."""
+    paragraph's text without a line break. A table row goes under its table's column headers when
+    the header row was not chosen itself (a row of figures says nothing without its columns' names)."""
     blocks: list[str] = []
     current = None
-    document = None
     before = None
     said = {" ".join(s.text.split()) for s in chosen}
     for s in chosen:
         if s.passage is not current:
-            if titles_once and s.passage.doc_id != document:
-                blocks.append(f"# {s.passage.doc}")
-                document = s.passage.doc_id
-            blocks.append(s.passage.header(with_doc=not titles_once))
+            blocks.append(s.passage.header())
             current = s.passage
             before = None
         columns = row_header(s.leaf, s.start)
@@ -241,8 +235,7 @@ def reads_paragraphs(form: str) -> bool:
 def reader_text(chosen: list[Sentence], form: str) -> str:
     """The window as a reader reads it for a reply of `form` ("short" or "verdict"): every turn of
     one conversation shows the same text, so the states of its first reading are reused."""
-    return render(chosen, as_paragraphs=reads_paragraphs(form),
-                  titles_once=in_effect().answer.reader_titles == "once")
+    return render(chosen, as_paragraphs=reads_paragraphs(form))
 
 
 # Answer kinds a sentence can be checked for: a "when" question's sentence holds a date.

@@ -70,14 +70,3 @@ def test_every_turn_of_the_readers_conversation_shows_the_paragraphs_it_first_re
     prompts = [prompt for kind, prompt in reader.calls if kind == "generate"]
     assert " ".join(WATER.split()) in prompts[0]  # the paragraph in one line
     assert len(prompts) > 1 and all(later.startswith(prompts[0]) for later in prompts[1:])
-
-
-def test_titles_once_names_the_document_above_its_passages_and_not_in_each_header():
-    found = scored("How often are the filters backwashed?", [("Opening hours", HOURS), ("Water", WATER)])
-    each = focus.render(found).splitlines()
-    once = focus.render(found, titles_once=True).splitlines()
-    assert each[0] == f"[1] {DOC} > Opening hours (p. 1)"
-    assert once[:2] == [f"# {DOC}", "[1] Opening hours (p. 1)"]
-    assert sum(line.startswith("# ") for line in once) == 1 and len(once) == len(each) + 1
-    assert [line for line in once if not line.startswith(("#", "["))] == \
-        [line for line in each if not line.startswith("[")]
