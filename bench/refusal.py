@@ -60,6 +60,14 @@ def declinable(row: dict) -> bool:
     return not row["declined"] and row.get("answer_mode") in READER_MODES and row.get("confidence") is not None
 
 
+def declined_by_the_run(answers: list[dict], profile: str) -> int:
+    """Answers the run itself declined below the profile's shipped threshold (their candidate and
+    its confidence are kept, not shown): replaying cannot tell whether they were right."""
+    shipped = reader_confidence.decline_below(profile)
+    return 0 if not shipped else sum(1 for r in answers if r["declined"] and r.get("confidence") is not None
+                                      and r["confidence"] < shipped and r.get("f1") is not None)
+
+
 def figures(answers: list[dict], negatives: list[dict], threshold: float) -> dict:
     def below(row: dict) -> bool:
         return declinable(row) and row["confidence"] < threshold
@@ -111,6 +119,10 @@ def main() -> int:
         return 1
     threshold = choose(answers, negatives) if args.choose else (args.threshold or 0.0)
     print(f"{args.answers.name} + {args.negatives.name}: load {load()}")
+    hidden = declined_by_the_run(answers, args.profile)
+    if hidden:
+        print(f"  note: the answers run declined {hidden} answers on its own threshold (run without "
+              "answer.reader_decline=0): a right one among them is not counted as lost here")
     print(f"  {'threshold':>9}  {'neg declined':>12}  {'right lost':>10}  {'F1':>6}")
     for t in sorted({0.0, 0.1, 0.2, 0.3, 0.4, 0.5, threshold}):
         f = figures(answers, negatives, t)
