@@ -443,7 +443,7 @@ class AnswerSettings:
         "best sentence, the room left to the best sentences) or 'sentences' (the best sentences of the passages); "
         "a verdict reads sentences either way (focus.reads_paragraphs)",
         "qwen2.5-coder-1.5b, 60 questions a half, the same window size and decline threshold: paragraphs took the "
-        "report half's F1 0.263 -> 0.307 and the tune half's 0.278 -> 0.281, the quick-start ask as fast (982 "
+        "report half's F1 0.263 -> 0.306 and the tune half's 0.278 -> 0.281, the quick-start ask as fast (982 "
         "tokens read in place of 1,008); asked without their documents it declined 78.7 % of the report half's "
         "questions against 85.1 % (bench/RESULTS.md)",
         choices=("sentences", "paragraphs"))
