@@ -48,7 +48,7 @@ def merged(base: dict, other: dict, systems: list[str], note: str | None) -> dic
     out["load"] = other["load"]
     out["merged_from"] = [
         {"rows": systems, "commit": other["commit"], "date": other["date"], "command": other["command"],
-         "load": other["load"], "settings_note": "as that run's `settings`"},
+         "load": other["load"]},
         {"rows": kept, "commit": base["commit"], "date": base["date"], "command": base["command"],
          "load": base["load"]},
     ]

@@ -184,7 +184,7 @@ def decisions_block() -> str:
     """One table per measured profile: each decision's prompt, tune skill beside chance, weight,
     whether it steers, the report half's check and its seconds a question."""
     from longqa.models import profiles
-    from longqa.models.skill import DECISIONS_FILE, MEASURE
+    from longqa.models.skill import DECISIONS_FILE, MEASURE, weight_of
 
     tables = json.loads(DECISIONS_FILE.read_text(encoding="utf-8"))["models"]
     out = []
@@ -193,25 +193,20 @@ def decisions_block() -> str:
         prompt = "chat (ask/decisions.py)" if profile is not None and profile.chat else "completion (ask/prompts.py)"
         rows = tables[name]["decisions"]
         runs = sorted({f"`{row['run']['command']}` at {row['run']['commit']}" for row in rows.values()})
+        weights = {d: weight_of(row["skill"], row["chance"]) for d, row in rows.items()}
+        steering = {d: weights[d] if row.get("steers", True) else 0.0 for d, row in rows.items()}
+        # the router moves only as far as the weaker of its two moves (skill.router_weight)
+        router = min((w for d, w in steering.items() if d.startswith("router")), default=0.0)
         out += [f"**{name}** ({tables[name].get('measured_with', name)}), prompts: {prompt}", "",
                 "| decision | measure | tune skill | chance | weight | n | steers | report half | s/question |",
                 "|---|---|---|---|---|---|---|---|---|"]
-        def weight(row: dict) -> float:  # from the tune half's skill (longqa.models.skill)
-            skill, chance = row["skill"], row["chance"]
-            return max(0.0, (skill - chance) / (1 - chance)) if chance < 1 else 0.0
-
-        def steering(row: dict) -> float:
-            return weight(row) if row.get("steers", True) else 0.0
-
-        router = min((steering(row) for d, row in rows.items() if d.startswith("router")), default=0.0)
         for decision in sorted(rows, key=lambda d: DECISION_ORDER.index(d) if d in DECISION_ORDER else 99):
             row = rows[decision]
-            skill, chance = row["skill"], row["chance"]
-            steers = "yes" if (router if decision.startswith("router") else steering(row)) > 0 else "no"
+            steers = "yes" if (router if decision.startswith("router") else steering[decision]) > 0 else "no"
             seconds = f"{row['seconds']:.2f}" if "seconds" in row else "–"
-            out.append(f"| {decision} | {MEASURE.get(decision, 'skill')} | {skill:.3f} | {chance:.3f} | "
-                       f"{weight(row):.2f} | {row.get('n', '–')} | {steers} | {row.get('report', 'no check recorded')} | "
-                       f"{seconds} |")
+            out.append(f"| {decision} | {MEASURE.get(decision, 'skill')} | {row['skill']:.3f} | {row['chance']:.3f} | "
+                       f"{weights[decision]:.2f} | {row.get('n', '–')} | {steers} | "
+                       f"{row.get('report', 'no check recorded')} | {seconds} |")
         out += ["", "From: " + "; ".join(runs) + ".", ""]
     return "\n".join(out)
 

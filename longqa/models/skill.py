@@ -86,7 +86,11 @@ def weight(generator, decision: str) -> float:
     table = measured_table(generator)
     if table is None or decision not in table:
         return 0.0
-    skill, chance = table[decision]
+    return weight_of(*table[decision])
+
+
+def weight_of(skill: float, chance: float) -> float:
+    """How far a measured skill stands above chance, scaled to [0, 1]: the weight it steers at."""
     return max(0.0, (skill - chance) / (1.0 - chance)) if chance < 1 else 0.0
 
 
