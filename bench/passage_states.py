@@ -59,7 +59,6 @@ class Reader:
         import llama_cpp
 
         self.lib = llama_cpp
-        self.generator = generator
         self.llm = generator._llm
         self.stops = {self.llm.token_eos()} | set(self.llm.tokenize(b"<|im_end|>", add_bos=False, special=True))
 
@@ -75,7 +74,8 @@ class Reader:
         everything = [t for part in parts for t in part]
         tick = time.perf_counter()
         self.llm.eval(everything)
-        return self.reply(), time.perf_counter() - tick
+        seconds = time.perf_counter() - tick  # reading only, as the blocks' tail is timed
+        return self.reply(), seconds
 
     def blocks(self, head: list[int], blocks: list[list[int]], tail: list[int]) -> tuple[list[int], float, float, int]:
         """The reply; seconds reading the tail; seconds loading the passages' states kept in
