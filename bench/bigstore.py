@@ -1,6 +1,6 @@
 """Retrieval in a fresh process on a store of 100,000 leaves or more (model load excluded).
 
-    python bench/bigstore.py [--leaves 100000] [--runs 5] [--recall 50]
+    python bench/bigstore.py [--leaves 100000] [--runs 5] [--recall 50] [--against DIR]
 
 Builds bench/out/big-<leaves>.db once (time printed): synthetic documents of 1,000 leaves each
 whose texts are real FinanceBench leaf texts (so FTS5 has real term statistics), each copy after
@@ -18,7 +18,10 @@ launcher's size across the exec). Above the settings' dense_exact_max the dense 
 the candidate cut; `--recall N` then measures in a separate process how much of the exact dense
 top k the cut keeps for N random queries (random vectors are its worst case: no structure to
 exploit), and how much of BM25's top k over every matching row the BM25 cut (store/fts_cut.py)
-keeps for up to N FinanceBench dev questions. Targets: <= 100 ms at 100,000 leaves; p50 <= 300 ms
+keeps for up to N FinanceBench dev questions. `--against DIR` (another checkout, e.g. a worktree of
+the commit before) runs its code in every other fresh process, so that both trees' figures share
+the host's moods: on a shared virtual machine the same code's p50 moved by a third between
+batches minutes apart. Targets: <= 100 ms at 100,000 leaves; p50 <= 300 ms
 and peak <= 1.5 GiB at 1,000,000.
 """
 
@@ -156,11 +159,12 @@ def build(target: Path, leaves: int) -> None:
     tmp.rename(target)
 
 
-def fresh(target: Path, script: str = FRESH, *arguments: str) -> dict:
+def fresh(target: Path, script: str = FRESH, *arguments: str, code: Path = REPO) -> dict:
+    """One fresh process running `script` with the longqa of the checkout `code`."""
     run = subprocess.run([sys.executable, "-c", script, str(target), *(arguments or [QUESTION])],
                          capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                             filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
+                             filter(None, [str(code), os.environ.get("PYTHONPATH")]))})
     if run.returncode != 0:
         raise SystemExit(run.stderr[-2000:])
     return json.loads(run.stdout.strip().splitlines()[-1])
@@ -172,7 +176,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--recall", type=int, default=50,
                         help="random queries (dense) and FinanceBench questions (BM25) for the cuts' agreement (0: none)")
+    parser.add_argument("--against", type=Path, default=None,
+                        help="another checkout of longqa whose code runs in every other fresh process")
     args = parser.parse_args()
+    if args.against is not None and not (args.against / "longqa" / "__init__.py").is_file():
+        print(f"{args.against}: not a longqa checkout")
+        return 2
     if not (EVALDATA / "docs" / "financebench").is_dir():
         print(f"evaluation data not found at {EVALDATA}; nothing to measure")
         return 0
@@ -215,17 +224,22 @@ def main() -> int:
     print(f"store {store_bytes / 1e9:.2f} GB, vectors file {vector_bytes / 1e9:.2f} GB; dense search "
           f"{'through the candidate cut' if args.leaves > RETRIEVAL.dense_exact_max else 'exact'} "
           f"(dense_exact_max {RETRIEVAL.dense_exact_max:,}, dense_cut_pool {RETRIEVAL.dense_cut_pool:,})", flush=True)
-    totals, cpus, peaks = [], [], []
+    trees = {"this tree": REPO} if args.against is None else {"this tree": REPO, str(args.against): args.against}
+    figures = {label: ([], [], []) for label in trees}
     for run in range(args.runs):
-        data = fresh(target)
-        totals.append(data["total_s"])
-        cpus.append(data["cpu_s"])
-        peaks.append(data["peak_bytes"])
-        show(f"fresh process, matrix file mapped, run {run + 1}", data)
-    print(f"with the file, {args.runs} fresh processes: p50 {np.percentile(totals, 50) * 1000:.0f} ms, "
-          f"p95 {np.percentile(totals, 95) * 1000:.0f} ms wall; CPU p50 {np.median(cpus) * 1000:.0f} ms; "
-          f"peak memory max {max(peaks) / 2**20:,.0f} MiB; {load()} (targets: <= 100 ms at 100,000 leaves; "
-          f"p50 <= 300 ms, peak <= 1,536 MiB at 1,000,000)", flush=True)
+        for label, code in trees.items():
+            data = fresh(target, code=code)
+            totals, cpus, peaks = figures[label]
+            totals.append(data["total_s"])
+            cpus.append(data["cpu_s"])
+            peaks.append(data["peak_bytes"])
+            show(f"fresh process, matrix file mapped, run {run + 1}" + (f" ({label})" if args.against else ""), data)
+    for label, (totals, cpus, peaks) in figures.items():
+        print(f"with the file, {args.runs} fresh processes{f' ({label})' if args.against else ''}: "
+              f"p50 {np.percentile(totals, 50) * 1000:.0f} ms, "
+              f"p95 {np.percentile(totals, 95) * 1000:.0f} ms wall; CPU p50 {np.median(cpus) * 1000:.0f} ms; "
+              f"peak memory max {max(peaks) / 2**20:,.0f} MiB; {load()} (targets: <= 100 ms at 100,000 leaves; "
+              f"p50 <= 300 ms, peak <= 1,536 MiB at 1,000,000)", flush=True)
     if args.recall and args.leaves > RETRIEVAL.dense_exact_max:
         data = fresh(target, RECALL, str(args.recall), str(EVALDATA / "dev.jsonl"))
         print(f"candidate cut against exact dense search, {args.recall} random queries: recall@{RETRIEVAL.k} "

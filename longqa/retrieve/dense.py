@@ -8,11 +8,15 @@ search cannot be used with this embedder.
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import Future
+
 import numpy as np
 import sqlite_utils
 
 from longqa.retrieve.bm25 import Hit
 from longqa.retrieve.settings import RetrievalSettings
+from longqa.store.beside import beside
 from longqa.store.nodes import leaf_count
 from longqa.store.vectors import documents_missing_vectors, load_vectors, stale_message
 
@@ -34,6 +38,23 @@ def search_scopes(
     `settings.dense_exact_max` vectors, through the candidate cut above it."""
     found = load_vectors(db, model).search_scopes(query_vector, k, scopes, settings.dense_cut())
     return [[Hit(hit.node_id, hit.score) for hit in hits] for hits in found]
+
+
+def start_search_scopes(
+    db: sqlite_utils.Database, query_vector: np.ndarray, model: str, k: int, scopes: list[list[int] | None],
+    settings: RetrievalSettings,
+) -> Future:
+    """`search_scopes` started beside the caller (store/beside.py), so that it runs while BM25
+    queries the store; `.result()` gives (hits per scope, seconds the search took there). The matrix is found here, on the caller's thread, which owns `db`'s
+    connection; the worker only reads the matrix."""
+    matrix, cut = load_vectors(db, model), settings.dense_cut()
+
+    def search() -> tuple[list[list[Hit]], float]:
+        tick = time.perf_counter()
+        found = matrix.search_scopes(query_vector, k, scopes, cut)
+        return [[Hit(hit.node_id, hit.score) for hit in hits] for hits in found], time.perf_counter() - tick
+
+    return beside(search)
 
 
 def unavailable_reason(db: sqlite_utils.Database, model: str) -> str | None:

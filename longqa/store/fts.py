@@ -6,6 +6,8 @@ only); this module only runs it. Scores are FTS5's bm25() negated, so higher is 
 
 from __future__ import annotations
 
+import sqlite3
+
 import sqlite_utils
 
 LEAF = "nodes.kind = 'paragraph'"
@@ -22,11 +24,12 @@ def _leaf_filter(doc_ids: list[int] | None) -> tuple[str, list]:
     return f"{LEAF} AND nodes.doc_id IN ({marks})", list(doc_ids)
 
 
-def match_rows(db: sqlite_utils.Database, match: str, column_weights: tuple[float, ...], limit: int,
-               span: tuple[int, int] | None = None) -> list[tuple[int, float]]:
+def match_rows(db: sqlite_utils.Database | sqlite3.Connection, match: str, column_weights: tuple[float, ...],
+               limit: int, span: tuple[int, int] | None = None) -> list[tuple[int, float]]:
     """(node id, score) of matching index rows, best first, at most `limit` (-1: all); `span`
     restricts to a node-id range, which FTS5 answers without scoring the rest of the index.
-    Section nodes are included: the match runs alone, without a join (twice as fast)."""
+    Section nodes are included: the match runs alone, without a join (twice as fast). `db` may
+    be a plain connection (store/beside.py's reader)."""
     where, params = ("", []) if span is None else (" AND rowid BETWEEN ? AND ?", list(span))
     sql = (f"SELECT rowid, -bm25(nodes_fts, {_weights(column_weights)}) AS score FROM nodes_fts "
            f"WHERE nodes_fts MATCH ?{where} ORDER BY score DESC LIMIT ?")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
+from longqa.store.beside import beside, side_reader
 from longqa.store.fts import match_rows
 
 
@@ -69,9 +70,12 @@ def match_rows_cut(db: sqlite_utils.Database, phrases: list[str], column_weights
     if not common or not rare:
         return match_rows(db, full, column_weights, limit)
     either = " OR ".join(rare)
+    reader = side_reader(db)  # the second query runs on the other core when it can
+    rare_job = beside(match_rows, reader, either, column_weights, limit) if reader is not None else None
     both = match_rows(db, f"({either}) AND ({' OR '.join(common)})", column_weights, limit)
     seen = {node for node, _ in both}
-    rows = both + [row for row in match_rows(db, either, column_weights, limit) if row[0] not in seen]
+    rare_rows = rare_job.result() if rare_job is not None else match_rows(db, either, column_weights, limit)
+    rows = both + [row for row in rare_rows if row[0] not in seen]
     if len(rows) < limit:  # too few rows hold a rare phrase: the common ones must fill the list
         return match_rows(db, full, column_weights, limit)
     rows.sort(key=lambda row: (-row[1], row[0]))
