@@ -162,7 +162,7 @@ def build(target: Path, leaves: int) -> None:
 def fresh(target: Path, script: str = FRESH, *arguments: str, code: Path = REPO) -> dict:
     """One fresh process running `script` with the longqa of the checkout `code`."""
     run = subprocess.run([sys.executable, "-c", script, str(target), *(arguments or [QUESTION])],
-                         capture_output=True, text=True,
+                         capture_output=True, text=True, cwd=code,  # `-c` puts the working directory first
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
                              filter(None, [str(code), os.environ.get("PYTHONPATH")]))})
     if run.returncode != 0:
