@@ -40,6 +40,9 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
+# The environment as given, before longqa (imported below) sets its defaults: each fresh process
+# gets it, so that a checkout's own defaults (`--against`) are the ones it runs with.
+GIVEN_ENV = dict(os.environ)
 EVALDATA = Path(os.environ.get("LONGQA_EVALDATA", REPO.parent / "shared" / "evaldata"))
 OUT = REPO / "bench" / "out"
 QUESTION = "What was Nike's revenue in fiscal 2018?"
@@ -163,8 +166,8 @@ def fresh(target: Path, script: str = FRESH, *arguments: str, code: Path = REPO)
     """One fresh process running `script` with the longqa of the checkout `code`."""
     run = subprocess.run([sys.executable, "-c", script, str(target), *(arguments or [QUESTION])],
                          capture_output=True, text=True, cwd=code,  # `-c` puts the working directory first
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                             filter(None, [str(code), os.environ.get("PYTHONPATH")]))})
+                         env={**GIVEN_ENV, "PYTHONPATH": os.pathsep.join(
+                             filter(None, [str(code), GIVEN_ENV.get("PYTHONPATH")]))})
     if run.returncode != 0:
         raise SystemExit(run.stderr[-2000:])
     return json.loads(run.stdout.strip().splitlines()[-1])
