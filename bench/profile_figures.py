@@ -25,7 +25,7 @@ FRESH = REPO / "bench" / "fresh_ask_profiles.json"
 PROFILE_REPORTS = {
     "gemma-3-270m": "eval/dev-report150-corpus-answers-gemma-3-270m.json",
     "qwen2.5-coder-0.5b": "eval/dev-report150-corpus-answers-qwen2.5-coder-0.5b.json",
-    "qwen2.5-coder-1.5b": "eval/dev-report150-corpus-answers-qwen2.5-coder-1.5b.json",
+    "qwen2.5-coder-1.5b": "eval/dev-report150-corpus-answers-qwen2.5-coder-1.5b-paragraphs.json",
 }
 MAX_SECONDS = 15.0
 
