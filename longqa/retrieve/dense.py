@@ -36,7 +36,11 @@ def search_scopes(
 ) -> list[list[Hit]]:
     """Top `k` per scope (None = every document): exact from one pass over the matrix up to
     `settings.dense_exact_max` vectors, through the candidate cut above it."""
-    found = load_vectors(db, model).search_scopes(query_vector, k, scopes, settings.dense_cut())
+    return _hits(load_vectors(db, model).search_scopes(query_vector, k, scopes, settings.dense_cut()))
+
+
+def _hits(found: list[list]) -> list[list[Hit]]:
+    """The matrix's hits per scope as retrieval's `Hit`s."""
     return [[Hit(hit.node_id, hit.score) for hit in hits] for hits in found]
 
 
@@ -45,14 +49,15 @@ def start_search_scopes(
     settings: RetrievalSettings,
 ) -> Future:
     """`search_scopes` started beside the caller (store/beside.py), so that it runs while BM25
-    queries the store; `.result()` gives (hits per scope, seconds the search took there). The matrix is found here, on the caller's thread, which owns `db`'s
-    connection; the worker only reads the matrix."""
+    queries the store; `.result()` gives (hits per scope, seconds the search took there). The
+    matrix is found here, on the caller's thread, which owns `db`'s connection; the worker only
+    reads the matrix."""
     matrix, cut = load_vectors(db, model), settings.dense_cut()
 
     def search() -> tuple[list[list[Hit]], float]:
         tick = time.perf_counter()
-        found = matrix.search_scopes(query_vector, k, scopes, cut)
-        return [[Hit(hit.node_id, hit.score) for hit in hits] for hits in found], time.perf_counter() - tick
+        found = _hits(matrix.search_scopes(query_vector, k, scopes, cut))
+        return found, time.perf_counter() - tick
 
     return beside(search)
 

@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import sqlite_utils
 
-from longqa.store.db import _uri, database_file
+from longqa.store.db import database_file, file_uri
 
 # One worker: a laptop's second core. Jobs queue in the order they were started.
 _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="longqa-beside")
@@ -40,7 +40,7 @@ def side_reader(db: sqlite_utils.Database) -> sqlite3.Connection | None:
     path = database_file(db)
     if path is not None:
         try:
-            reader = sqlite3.connect(_uri(path) + "?mode=ro", uri=True, isolation_level=None,
+            reader = sqlite3.connect(file_uri(path) + "?mode=ro", uri=True, isolation_level=None,
                                      check_same_thread=False, timeout=30)
             reader.execute("SELECT 1 FROM nodes_fts LIMIT 0")
         except sqlite3.Error:

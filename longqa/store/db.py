@@ -92,7 +92,7 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
         raise StoreError(f"{shown(path)}: is a directory, not a store file")
     if not os.access(path, os.R_OK):
         raise StoreError(f"{shown(path)}: cannot read the store (permission denied)")
-    uri = _uri(path) + "?mode=ro"
+    uri = file_uri(path) + "?mode=ro"
     last: Exception | None = None
     for suffix in ("", "&immutable=1"):
         if suffix and _unmerged_log(path):
@@ -116,7 +116,8 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
     raise StoreError(f"{shown(path)}: cannot open the store read-only ({last})")
 
 
-def _uri(path: Path) -> str:
+def file_uri(path: Path) -> str:
+    """The `file:` URI of `path`, for read-only and immutable opens (percent-encoded bytes)."""
     return "file:" + quote(os.fsencode(path.absolute()))
 
 
@@ -159,7 +160,7 @@ def _connect_copy(path: Path) -> sqlite3.Connection:
             merger.execute("PRAGMA journal_mode=DELETE")  # replays the log into the copy, removes it
         finally:
             merger.close()
-        conn = sqlite3.connect(_uri(copy) + "?mode=ro&immutable=1", uri=True, isolation_level=None)
+        conn = sqlite3.connect(file_uri(copy) + "?mode=ro&immutable=1", uri=True, isolation_level=None)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the file before it goes
         _check_is_store(conn, path, allow_new=False)
     except (OSError, sqlite3.DatabaseError) as exc:
